@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be between 0 and 65535')
+    .max(65535, 'must be between 0 and 65535')
+    .default(fallback);
+
+const envSchema = z.object({
+  SANDFLOW_DATA_DIR: z.string().min(1).default('.data'),
+  SANDFLOW_PORT: port(8080),
+  SANDFLOW_KUBE_PORT: port(6443),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  // A plain KUBECONFIG is deliberately not read: a developer's cluster must never be
+  // picked up by accident by the all-in-one process.
+  SANDFLOW_KUBECONFIG: z.string().min(1).optional(),
+  SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface EmbeddedConfig {
+  dataDir: string;
+  port: number;
+  kubePort: number;
+  databaseUrl: string | undefined;
+  kubeconfig: string | undefined;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    dataDir: path.resolve(e.SANDFLOW_DATA_DIR),
+    port: e.SANDFLOW_PORT,
+    kubePort: e.SANDFLOW_KUBE_PORT,
+    databaseUrl: e.DATABASE_URL,
+    kubeconfig: e.SANDFLOW_KUBECONFIG ? path.resolve(e.SANDFLOW_KUBECONFIG) : undefined,
+    logLevel: e.SANDFLOW_LOG_LEVEL,
+  };
+}

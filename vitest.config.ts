@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+// Projects: `unit` is every *.test.ts beside the code; `kube` drives a Kubernetes API
+// (kube-lite started by the global setup, or the server in KUBECONFIG when
+// SANDFLOW_KUBE_TARGET=external).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['{crds,embedded,operator,api}/src/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'kube',
+          include: ['tests/kube-contract/**/*.test.ts', 'tests/kubectl/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/support/kube-global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
