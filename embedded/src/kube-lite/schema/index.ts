@@ -1,0 +1,5 @@
+/** CRD structural-schema handling for kube-lite: pruning, defaulting and validation. */
+export { applyDefaults } from './defaults.js';
+export { prune, unknownFieldMessage } from './prune.js';
+export { validate } from './validate.js';
+export { validateStructural } from './structural.js';
