@@ -1,0 +1,484 @@
+// Workflow + Session + Sandboxes → Argo Workflow (and CronWorkflows for periodic schedules).
+//
+// Mapping (ARCHITECTURE.md): node → DAG task with a container template; edge → `depends`; switch
+// output success/fail → `X.Succeeded` / `X.Failed || X.Errored`; continueOnFail → `continueOn`;
+// multi edge → fan-out with `withParam`; attempts → retryStrategy.limit; files flow through a per-run
+// volume mounted at /sandflow.
+//
+// Final phase. Argo derives a DAG's phase from its leaf tasks, and an Omitted leaf inherits the phase
+// of the branch above it (Failed wins). A not-taken switch branch or a failure the product tolerates
+// could therefore end the Argo workflow Failed (or Succeeded) against the product's rules. So every
+// compiled DAG has exactly one leaf, `sf-end` (a zero-length suspend, no pod), depending on every task
+// with an expression that is true exactly when the product outcome is COMPLETED:
+//   - a task whose failure is handled (continueOnFail, or input of a switch with a fail output)
+//     may end in any state;
+//   - any other task must have Succeeded, or been Omitted/Skipped (branch not taken).
+// When it holds, sf-end runs and succeeds → Workflow Succeeded. When it does not, some task failed
+// unhandled, sf-end is Omitted and, being a direct child of that task, inherits Failed → Workflow
+// Failed. The DAG uses failFast: false so the fail branch of a switch is still scheduled.
+import type { IWorkflow } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Workflow';
+import type { ICronWorkflow } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/CronWorkflow';
+import type { IWorkflowSpec } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/WorkflowSpec';
+import type { ITemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Template';
+import type { IDAGTask } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/DAGTask';
+import {
+  DEFAULTS,
+  LABELS,
+  nodeDependencies,
+  validateWorkflow,
+  type Dependency,
+  type NormalizedEdge,
+  type Sandbox,
+  type Session,
+  type Variable,
+  type Workflow,
+  type WorkflowNode,
+  type WorkflowValidationContext,
+} from '@sandflow/crds';
+import { compileSchedule, cronWindow, type CompiledSchedule } from './schedule.js';
+
+export const SHARED_DIR = '/sandflow';
+export const SHARED_VOLUME = 'sandflow';
+export const END_TASK = 'sf-end';
+export const SPLIT_TEMPLATE = 'sf-split';
+export const ENTRYPOINT = 'main';
+
+export interface CompilerOptions {
+  /** Image of the helper that splits files for dynamic instances (needs sh, split, cp). */
+  helperImage?: string;
+  /** Size of the per-run shared volume. */
+  sharedVolumeSize?: string;
+  storageClassName?: string;
+  serviceAccountName?: string;
+  /** Registry prefixed to source images without one. */
+  defaultRegistry?: string;
+}
+
+export interface CompileInput {
+  workflow: Workflow;
+  session: Session;
+  /** Sandboxes referenced by the workflow nodes (matched on metadata.name = node.sandbox). */
+  sandboxes: Sandbox[];
+  /** The Run being compiled; absent for CronWorkflows. */
+  run?: { name: string; uid?: string };
+  options?: CompilerOptions;
+  /** Passed to validation (sandbox existence and execute permission are always checked). */
+  executor?: WorkflowValidationContext['executor'];
+}
+
+export class CompileError extends Error {
+  constructor(
+    message: string,
+    readonly issues: { code: string; message: string; nodeId?: string; edgeId?: string }[] = [],
+  ) {
+    super(message);
+    this.name = 'CompileError';
+  }
+}
+
+/** Argo task name of a node: `sb-` + the sandbox name with `_` as `-` (task names allow [a-zA-Z0-9-]). */
+export function taskName(node: Pick<WorkflowNode, 'name'>): string {
+  return `sb-${node.name.replace(/_/g, '-')}`;
+}
+const splitTaskName = (node: WorkflowNode) => `sf-split-${node.name.replace(/_/g, '-')}`;
+
+function labelValue(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  const s = v.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  return s || undefined;
+}
+
+function mergeVariables(...lists: (Variable[] | undefined)[]): { name: string; value: string }[] {
+  const merged = new Map<string, string>();
+  for (const list of lists) for (const v of list ?? []) if (v.name) merged.set(v.name, v.value ?? '');
+  return [...merged].map(([name, value]) => ({ name, value }));
+}
+
+function imageOf(sandbox: Sandbox, options: CompilerOptions): string | undefined {
+  if (sandbox.status?.image) return sandbox.status.image;
+  if (sandbox.spec.image?.ref) return sandbox.spec.image.ref;
+  const src = sandbox.spec.sourceImage;
+  if (!src?.image) return undefined;
+  const name = `${src.image}:${src.version || 'latest'}`;
+  const hasRegistry = /^[^/]+[.:][^/]*\//.test(src.image) || src.image.startsWith('localhost/');
+  return options.defaultRegistry && !hasRegistry ? `${options.defaultRegistry.replace(/\/$/, '')}/${name}` : name;
+}
+
+/** Labels linking the Argo objects back to Sandflow (ARCHITECTURE.md conventions). */
+export function runLabels(input: Pick<CompileInput, 'workflow' | 'session' | 'run'>): Record<string, string> {
+  const { workflow, session, run } = input;
+  const meta = session.metadata.labels ?? {};
+  const entries: [string, string | undefined][] = [
+    [LABELS.organization, meta[LABELS.organization] ?? session.spec.organization ?? workflow.spec.organization],
+    [LABELS.group, meta[LABELS.group] ?? session.spec.group],
+    [LABELS.owner, meta[LABELS.owner] ?? session.spec.owner],
+    [LABELS.session, session.metadata.name],
+    [LABELS.workflow, workflow.metadata.name],
+    [LABELS.run, run?.name],
+  ];
+  const labels: Record<string, string> = {};
+  for (const [k, v] of entries) {
+    const value = labelValue(v);
+    if (value) labels[k] = value;
+  }
+  return labels;
+}
+
+const ANY_END = ['Succeeded', 'Failed', 'Errored', 'Omitted', 'Skipped'];
+const or = (task: string, results: string[]) => `(${results.map((r) => `${task}.${r}`).join(' || ')})`;
+
+/** Compiles the Argo WorkflowSpec shared by the Workflow of a run and the CronWorkflows of a session. */
+export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
+  const { workflow, session, options = {} } = input;
+  const byName = new Map(input.sandboxes.map((s) => [s.metadata.name, s]));
+  const validation = validateWorkflow(workflow.spec, {
+    resolveSandbox: (n) => (n.sandbox ? byName.get(n.sandbox) : undefined),
+    executor: input.executor ?? { id: workflow.spec.owner ?? '', groups: [] },
+  });
+  if (!validation.valid) {
+    throw new CompileError(
+      `workflow ${workflow.metadata.name ?? workflow.spec.name} is invalid: ${validation.issues.map((i) => i.message).join('; ')}`,
+      validation.issues,
+    );
+  }
+  const { graph, order } = validation;
+  const deps = nodeDependencies(graph);
+  const attempts = session.spec.attempts ?? DEFAULTS.attempts;
+  const labels = runLabels(input);
+
+  // A node is "optional" when it may be legitimately Omitted: it sits below a switch output.
+  const optional = new Set<string>();
+  // A node's failure is "handled" when it continues on fail or feeds a switch with a fail output.
+  const handled = new Set<string>();
+  for (const n of graph.nodes) if (n.continueOnFail) handled.add(n.id);
+  for (const id of order) {
+    for (const d of deps.get(id)!) {
+      if (d.kind === 'switch') {
+        optional.add(id);
+        if (d.when === 'fail') handled.add(d.from);
+      } else if (d.kind !== 'start' && optional.has(d.from)) optional.add(id);
+    }
+  }
+
+  const fanOut = new Map<string, NormalizedEdge>();
+  for (const [id, list] of deps) for (const d of list) if (d.kind === 'multi') fanOut.set(id, d.edge);
+
+  /** Results of `from` that let a successor run. */
+  const passed = (node: WorkflowNode): string[] => {
+    const r = node.continueOnFail ? ['Succeeded', 'Failed', 'Errored'] : ['Succeeded'];
+    if (fanOut.has(node.id)) r.push('Skipped'); // a fan-out over zero items
+    return r;
+  };
+
+  const templates: ITemplate[] = [];
+  const tasks: IDAGTask[] = [];
+  const endTerms: string[] = [];
+  let needsSplit = false;
+
+  for (const id of order) {
+    const node = graph.nodeById.get(id)!;
+    const sandbox = byName.get(node.sandbox!)!;
+    const name = taskName(node);
+    const multi = fanOut.get(id);
+
+    const terms: string[] = [];
+    const guard: string[] = [];
+    let anyRequired = false;
+    for (const d of deps.get(id)! as Dependency[]) {
+      if (d.kind === 'start') continue;
+      const from = graph.nodeById.get(d.from)!;
+      const fromTask = taskName(from);
+      if (d.kind === 'switch') {
+        anyRequired = true;
+        terms.push(d.when === 'success' ? `${fromTask}.Succeeded` : or(fromTask, ['Failed', 'Errored']));
+        continue;
+      }
+      let depTask = fromTask;
+      let ok = passed(from);
+      if (d.kind === 'multi' && d.edge.instanceInput) {
+        // Dynamic instances: a helper splits the upstream file (or folder) and lists the parts.
+        needsSplit = true;
+        depTask = splitTaskName(node);
+        const sourcePath = d.edge.instanceInput.startsWith('/')
+          ? d.edge.instanceInput
+          : `${SHARED_DIR}/${from.name}/${d.edge.instanceInput}`;
+        tasks.push({
+          name: depTask,
+          template: SPLIT_TEMPLATE,
+          depends: or(fromTask, ok),
+          arguments: {
+            parameters: [
+              { name: 'source', value: sourcePath },
+              { name: 'target', value: `${SHARED_DIR}/.instances/${node.name}` },
+              { name: 'mode', value: d.edge.instanceType ?? 'line' },
+              { name: 'per', value: String(d.edge.instanceNumber) },
+            ],
+          },
+        });
+        endTerms.push(or(depTask, ['Succeeded', 'Omitted', 'Skipped']));
+        ok = ['Succeeded'];
+      }
+      if (optional.has(from.id)) {
+        terms.push(or(depTask, [...ok, 'Omitted']));
+        guard.push(...ok.map((r) => `${depTask}.${r}`));
+      } else {
+        anyRequired = true;
+        terms.push(or(depTask, ok));
+      }
+    }
+    // Below a switch with every parent possibly omitted: run only if at least one parent ran.
+    if (!anyRequired && guard.length > 0) terms.push(`(${guard.join(' || ')})`);
+
+    const task: IDAGTask = { name, template: name };
+    if (terms.length > 0) task.depends = terms.join(' && ');
+    if (node.continueOnFail) task.continueOn = { failed: true, error: true };
+    if (multi) {
+      task.withParam = multi.instanceInput
+        ? `{{tasks.${splitTaskName(node)}.outputs.result}}`
+        : JSON.stringify(Array.from({ length: multi.instanceNumber }, (_, i) => String(i)));
+      task.arguments = { parameters: [{ name: 'instance', value: '{{item}}' }] };
+    }
+    tasks.push(task);
+    endTerms.push(or(name, handled.has(id) ? ANY_END : ['Succeeded', 'Omitted', 'Skipped']));
+
+    templates.push(containerTemplate(node, sandbox, session, attempts, multi, options, name));
+  }
+
+  tasks.push({ name: END_TASK, template: END_TASK, depends: endTerms.join(' && ') });
+
+  const allTemplates: ITemplate[] = [
+    { name: ENTRYPOINT, dag: { failFast: false, tasks } },
+    ...templates,
+    { name: END_TASK, suspend: { duration: '0' } },
+  ];
+  if (needsSplit) allTemplates.push(splitTemplate(options));
+
+  const spec: IWorkflowSpec = {
+    entrypoint: ENTRYPOINT,
+    templates: allTemplates,
+    podMetadata: { labels },
+    volumeClaimTemplates: [
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: SHARED_VOLUME },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          resources: { requests: { storage: options.sharedVolumeSize ?? '1Gi' } },
+          ...(options.storageClassName ? { storageClassName: options.storageClassName } : {}),
+        },
+      },
+    ],
+  };
+  const mountVolumes = mountPointVolumes(input.sandboxes);
+  if (mountVolumes.length > 0) spec.volumes = mountVolumes.map((m) => m.volume);
+  if (options.serviceAccountName) spec.serviceAccountName = options.serviceAccountName;
+  return spec;
+}
+
+function mountVolumeName(source: string): string {
+  let h = 0;
+  for (let i = 0; i < source.length; i++) h = (h * 31 + source.charCodeAt(i)) >>> 0;
+  return `mount-${h.toString(36)}`;
+}
+
+/** Mount points: an absolute source is a host path, anything else the name of a PersistentVolumeClaim. */
+function mountPointVolumes(sandboxes: Sandbox[]) {
+  const seen = new Map<string, { name: string; volume: NonNullable<IWorkflowSpec['volumes']>[number] }>();
+  for (const s of sandboxes) {
+    for (const m of s.spec.mountPoints ?? []) {
+      if (seen.has(m.source)) continue;
+      const name = mountVolumeName(m.source);
+      seen.set(m.source, {
+        name,
+        volume: m.source.startsWith('/')
+          ? { name, hostPath: { path: m.source } }
+          : { name, persistentVolumeClaim: { claimName: m.source } },
+      });
+    }
+  }
+  return [...seen.values()];
+}
+
+function containerTemplate(
+  node: WorkflowNode,
+  sandbox: Sandbox,
+  session: Session,
+  attempts: number,
+  multi: NormalizedEdge | undefined,
+  options: CompilerOptions,
+  name: string,
+): ITemplate {
+  const image = imageOf(sandbox, options);
+  if (!image) throw new CompileError(`sandbox ${sandbox.spec.name} has no image`);
+  const override = session.spec.resources?.[node.name] ?? (node.sandbox ? session.spec.resources?.[node.sandbox] : undefined);
+  const c = sandbox.spec.constraints ?? {};
+  const cpu = override?.cpu ?? c.cpu ?? DEFAULTS.cpu;
+  const memory = override?.memory ?? c.memory ?? DEFAULTS.memory;
+  const disk = override?.disk ?? c.disk ?? DEFAULTS.disk;
+  const sessionVars =
+    session.spec.variables?.[node.name] ?? (node.sandbox ? session.spec.variables?.[node.sandbox] : undefined);
+  const env = mergeVariables(sandbox.spec.variables, node.variables, sessionVars);
+  env.push(
+    { name: 'SANDFLOW_DIR', value: SHARED_DIR },
+    { name: 'SANDFLOW_OUTPUT', value: `${SHARED_DIR}/${node.name}` },
+    { name: 'SANDFLOW_SANDBOX', value: node.name },
+    { name: 'SANDFLOW_RUN', value: '{{workflow.name}}' },
+  );
+  if (multi) {
+    env.push({ name: 'SANDFLOW_INSTANCE', value: '{{inputs.parameters.instance}}' });
+    if (multi.instanceInput)
+      env.push({
+        name: 'SANDFLOW_INSTANCE_INPUT',
+        value: `${SHARED_DIR}/.instances/${node.name}/{{inputs.parameters.instance}}`,
+      });
+  }
+  const entrypoint = sandbox.spec.entrypoint;
+  const command = /\s/.test(entrypoint.trim()) ? ['/bin/sh', '-c', entrypoint] : [entrypoint];
+  const limits: Record<string, string> = { memory: `${memory}Mi`, 'ephemeral-storage': `${disk}Mi` };
+  if (sandbox.spec.gpuRequired) limits['nvidia.com/gpu'] = '1';
+  const volumeMounts = [{ name: SHARED_VOLUME, mountPath: SHARED_DIR }];
+  for (const m of sandbox.spec.mountPoints ?? [])
+    volumeMounts.push({ name: mountVolumeName(m.source), mountPath: m.destination });
+
+  const template: ITemplate = {
+    name,
+    metadata: { labels: { [LABELS.node]: labelValue(node.id) ?? 'node' } },
+    container: {
+      name: 'main',
+      image,
+      command,
+      env,
+      resources: {
+        requests: { cpu: `${cpu}m`, memory: `${memory}Mi`, 'ephemeral-storage': `${disk}Mi` },
+        limits,
+      },
+      volumeMounts,
+    },
+    nodeSelector: { 'kubernetes.io/arch': sandbox.spec.architecture === 'arm' ? 'arm64' : 'amd64' },
+  };
+  if (multi) template.inputs = { parameters: [{ name: 'instance' }] };
+  if (attempts > 1) template.retryStrategy = { limit: attempts - 1, retryPolicy: 'Always' };
+  return template;
+}
+
+function splitTemplate(options: CompilerOptions): ITemplate {
+  const source = [
+    'set -eu',
+    'rm -rf "$TARGET" && mkdir -p "$TARGET"',
+    'if [ "$MODE" = line ]; then',
+    '  if [ -s "$SOURCE" ]; then split -l "$PER" -a 6 "$SOURCE" "$TARGET/part-"; fi',
+    'else',
+    '  i=0',
+    '  for f in "$SOURCE"/*; do',
+    '    [ -e "$f" ] || continue',
+    '    d="$TARGET/part-$(printf %06d $((i / PER)))"; mkdir -p "$d"; cp -r "$f" "$d/"; i=$((i + 1))',
+    '  done',
+    'fi',
+    "printf '['; sep=''",
+    'for p in "$TARGET"/part-*; do [ -e "$p" ] || continue; printf \'%s"%s"\' "$sep" "${p##*/}"; sep=,; done',
+    "printf ']\\n'",
+  ].join('\n');
+  return {
+    name: SPLIT_TEMPLATE,
+    inputs: { parameters: [{ name: 'source' }, { name: 'target' }, { name: 'mode' }, { name: 'per' }] },
+    script: {
+      name: 'main',
+      image: options.helperImage ?? 'busybox:1.36',
+      command: ['sh'],
+      source,
+      env: [
+        { name: 'SOURCE', value: '{{inputs.parameters.source}}' },
+        { name: 'TARGET', value: '{{inputs.parameters.target}}' },
+        { name: 'MODE', value: '{{inputs.parameters.mode}}' },
+        { name: 'PER', value: '{{inputs.parameters.per}}' },
+      ],
+      resources: { requests: { cpu: '50m', memory: '32Mi' } },
+      volumeMounts: [{ name: SHARED_VOLUME, mountPath: SHARED_DIR }],
+    },
+  };
+}
+
+/** The Argo Workflow executing one Run, owned by it. */
+export function compileRun(input: CompileInput & { run: { name: string; uid?: string } }): IWorkflow {
+  const spec = compileWorkflowSpec(input);
+  const metadata: IWorkflow['metadata'] = {
+    name: input.run.name,
+    labels: runLabels(input),
+    annotations: {
+      'sandflow.io/workflow-name': input.workflow.spec.name,
+      'sandflow.io/workflow-version': input.workflow.spec.version ?? DEFAULTS.version,
+    },
+  };
+  if (input.session.metadata.namespace) metadata.namespace = input.session.metadata.namespace;
+  if (input.run.uid) {
+    metadata.ownerReferences = [
+      {
+        apiVersion: 'sandflow.io/v1alpha1',
+        kind: 'Run',
+        name: input.run.name,
+        uid: input.run.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ];
+  }
+  return { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', metadata, spec };
+}
+
+export interface SessionCompilation {
+  /** One CronWorkflow per periodic schedule. */
+  cronWorkflows: ICronWorkflow[];
+  /** One-off run times (ISO); the operator creates a Run at each. */
+  oneOff: string[];
+  schedules: CompiledSchedule[];
+}
+
+/** Compiles a session's schedules: periodic ones into CronWorkflows wrapping the same spec. */
+export function compileSession(input: Omit<CompileInput, 'run'>, now: Date = new Date()): SessionCompilation {
+  const schedules = (input.session.spec.schedules ?? []).map(compileSchedule);
+  const oneOff = schedules.flatMap((s) => (s.kind === 'once' ? [s.at] : []));
+  const periodic = schedules.filter((s): s is Extract<CompiledSchedule, { kind: 'cron' }> => s.kind === 'cron');
+  if (periodic.length === 0) return { cronWorkflows: [], oneOff, schedules };
+  const workflowSpec = compileWorkflowSpec(input);
+  const labels = runLabels(input);
+  const base = (input.session.metadata.name ?? 'session').slice(0, 44);
+  const cronWorkflows = periodic.map((s, i): ICronWorkflow => {
+    const metadata: ICronWorkflow['metadata'] = {
+      name: `${base}-${i}`,
+      labels,
+      annotations: {
+        'sandflow.io/schedule-start': s.start,
+        ...(s.end ? { 'sandflow.io/schedule-end': s.end } : {}),
+      },
+    };
+    if (input.session.metadata.namespace) metadata.namespace = input.session.metadata.namespace;
+    if (input.session.metadata.uid) {
+      metadata.ownerReferences = [
+        {
+          apiVersion: 'sandflow.io/v1alpha1',
+          kind: 'Session',
+          name: input.session.metadata.name ?? '',
+          uid: input.session.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ];
+    }
+    return {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'CronWorkflow',
+      metadata,
+      spec: {
+        schedules: [s.cron],
+        timezone: 'UTC',
+        concurrencyPolicy: 'Allow',
+        suspend: Boolean(input.session.spec.suspend) || cronWindow(s, now) !== 'active',
+        ...(s.when ? { when: s.when } : {}),
+        workflowMetadata: { labels },
+        workflowSpec,
+      },
+    };
+  });
+  return { cronWorkflows, oneOff, schedules };
+}
