@@ -27,7 +27,22 @@ export function createDatabase(options: DatabaseOptions): Knex {
   });
 }
 
-/** A database for tests: PGlite in memory, or the server named by SANDFLOW_TEST_DATABASE_URL. */
-export function createTestDatabase(): Knex {
-  return createDatabase({ url: process.env.SANDFLOW_TEST_DATABASE_URL });
+/**
+ * A database for one test suite: PGlite in memory, or — when SANDFLOW_TEST_DATABASE_URL
+ * names a PostgreSQL server — a freshly created database of its own there, so suites
+ * running in parallel never share tables.
+ */
+export async function createTestDatabase(): Promise<Knex> {
+  const url = process.env.SANDFLOW_TEST_DATABASE_URL;
+  if (!url) return createDatabase({});
+  const name = `sandflow_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = createDatabase({ url });
+  try {
+    await admin.raw(`create database ${name}`);
+  } finally {
+    await admin.destroy();
+  }
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return createDatabase({ url: target.toString() });
 }

@@ -1,0 +1,196 @@
+import type { Persistence } from './persistence.js';
+import type { KubeObject } from './types.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: EventType;
+  resource: string;
+  namespace: string;
+  rv: number;
+  object: KubeObject;
+  /** The object before a MODIFIED, so selector watchers can see it leave or enter. */
+  previous?: KubeObject | undefined;
+}
+
+export interface WatchListener {
+  resource: string;
+  namespace: string | undefined;
+  onEvent(event: StoreEvent): void;
+}
+
+const LOG_CAPACITY = 50_000;
+
+const objectKey = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/**
+ * Every object kube-lite holds, in memory, with one resourceVersion sequence across
+ * all kinds (like etcd's revision). Stored objects are never mutated: writers pass a
+ * new object. The event log backs watches that resume from a resourceVersion.
+ */
+export class ObjectStore {
+  private objects = new Map<string, Map<string, KubeObject>>();
+  private log: StoreEvent[] = [];
+  private logStart = 0;
+  private listeners = new Map<string, Set<WatchListener>>();
+  private owners = new Map<string, Set<string>>();
+  private uids = new Map<string, string>();
+  private _rv = 0;
+
+  constructor(private readonly persistence: Persistence) {}
+
+  get resourceVersion(): number {
+    return this._rv;
+  }
+
+  /** The oldest resourceVersion a watch can resume from. */
+  get oldestWatchableRv(): number {
+    return this.log[this.logStart]?.rv !== undefined ? this.log[this.logStart]!.rv - 1 : this._rv;
+  }
+
+  async load(): Promise<void> {
+    const { objects, resourceVersion } = await this.persistence.load();
+    for (const o of objects) this.bucket(o.resource).set(objectKey(o.namespace, o.name), o.body);
+    for (const o of objects) this.indexOwners(o.resource, o.body, undefined);
+    this._rv = resourceVersion;
+  }
+
+  get(resource: string, namespace: string, name: string): KubeObject | undefined {
+    return this.objects.get(resource)?.get(objectKey(namespace, name));
+  }
+
+  /** Objects of a resource (optionally one namespace), ordered by namespace/name. */
+  list(resource: string, namespace?: string): KubeObject[] {
+    const bucket = this.objects.get(resource);
+    if (!bucket) return [];
+    const keys = [...bucket.keys()].sort();
+    const prefix = namespace === undefined ? undefined : `${namespace}/`;
+    const out: KubeObject[] = [];
+    for (const k of keys) if (!prefix || k.startsWith(prefix)) out.push(bucket.get(k)!);
+    return out;
+  }
+
+  count(resource: string): number {
+    return this.objects.get(resource)?.size ?? 0;
+  }
+
+  resources(): string[] {
+    return [...this.objects.keys()];
+  }
+
+  /** uids' dependents: `resource|namespace|name` of objects whose ownerReferences name the uid. */
+  dependentsOf(uid: string): { resource: string; namespace: string; name: string }[] {
+    return [...(this.owners.get(uid) ?? [])].map((k) => {
+      const [resource, namespace, name] = k.split('|') as [string, string, string];
+      return { resource, namespace, name };
+    });
+  }
+
+  /** Where the object with this uid lives, if it still exists. */
+  byUid(uid: string): { resource: string; namespace: string; name: string } | undefined {
+    const k = this.uids.get(uid);
+    if (!k) return undefined;
+    const [resource, namespace, name] = k.split('|') as [string, string, string];
+    return { resource, namespace, name };
+  }
+
+  nextResourceVersion(): number {
+    return ++this._rv;
+  }
+
+  /** Store a new or changed object whose metadata.resourceVersion was set from nextResourceVersion(). */
+  put(resource: string, object: KubeObject): Promise<void> {
+    const namespace = object.metadata.namespace ?? '';
+    const name = object.metadata.name!;
+    const rv = Number(object.metadata.resourceVersion);
+    const bucket = this.bucket(resource);
+    const previous = bucket.get(objectKey(namespace, name));
+    bucket.set(objectKey(namespace, name), object);
+    this.indexOwners(resource, object, previous);
+    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', resource, namespace, rv, object, previous });
+    return this.persistence.write(resource, namespace, name, rv, object);
+  }
+
+  /** Remove an object; the DELETED event carries it with a fresh resourceVersion. */
+  remove(resource: string, object: KubeObject): { object: KubeObject; written: Promise<void> } {
+    const namespace = object.metadata.namespace ?? '';
+    const name = object.metadata.name!;
+    const rv = this.nextResourceVersion();
+    const gone: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    this.objects.get(resource)?.delete(objectKey(namespace, name));
+    this.indexOwners(resource, undefined, object);
+    this.emit({ type: 'DELETED', resource, namespace, rv, object: gone });
+    return { object: gone, written: this.persistence.write(resource, namespace, name, rv, null) };
+  }
+
+  /** Events after `rv` for a resource, or undefined when the log no longer reaches back that far. */
+  eventsSince(rv: number, resource: string, namespace: string | undefined): StoreEvent[] | undefined {
+    if (rv < this.oldestWatchableRv) return undefined;
+    const out: StoreEvent[] = [];
+    // Binary search the first event after rv; the log is ordered by rv.
+    let lo = this.logStart;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.log[mid]!.rv <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.log.length; i++) {
+      const e = this.log[i]!;
+      if (e.resource === resource && (namespace === undefined || e.namespace === namespace)) out.push(e);
+    }
+    return out;
+  }
+
+  subscribe(listener: WatchListener): () => void {
+    let set = this.listeners.get(listener.resource);
+    if (!set) this.listeners.set(listener.resource, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  watcherCount(): number {
+    let n = 0;
+    for (const s of this.listeners.values()) n += s.size;
+    return n;
+  }
+
+  private emit(event: StoreEvent): void {
+    this.log.push(event);
+    if (this.log.length - this.logStart > LOG_CAPACITY) {
+      this.logStart++;
+      if (this.logStart > LOG_CAPACITY) {
+        this.log = this.log.slice(this.logStart);
+        this.logStart = 0;
+      }
+    }
+    const set = this.listeners.get(event.resource);
+    if (!set) return;
+    for (const l of set) {
+      if (l.namespace !== undefined && l.namespace !== event.namespace) continue;
+      try {
+        l.onEvent(event);
+      } catch {
+        // A broken watcher must not stop the write path; its connection cleans itself up.
+      }
+    }
+  }
+
+  private bucket(resource: string): Map<string, KubeObject> {
+    let b = this.objects.get(resource);
+    if (!b) this.objects.set(resource, (b = new Map()));
+    return b;
+  }
+
+  private indexOwners(resource: string, next: KubeObject | undefined, previous: KubeObject | undefined): void {
+    const ref = (o: KubeObject) => `${resource}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
+    if (previous?.metadata.uid) this.uids.delete(previous.metadata.uid);
+    if (next?.metadata.uid) this.uids.set(next.metadata.uid, ref(next));
+    for (const o of previous?.metadata.ownerReferences ?? []) this.owners.get(o.uid)?.delete(ref(previous!));
+    for (const o of next?.metadata.ownerReferences ?? []) {
+      let s = this.owners.get(o.uid);
+      if (!s) this.owners.set(o.uid, (s = new Set()));
+      s.add(ref(next!));
+    }
+  }
+}

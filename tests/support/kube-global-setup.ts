@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { TestProject } from 'vitest/node';
+import { installCrds, readCrds } from '../../embedded/src/crd-install.js';
+import { createTestDatabase } from '../../embedded/src/db/database.js';
+import { startKubeLite } from '../../embedded/src/kube-lite/index.js';
+
+/**
+ * Gives the `kube` suites a Kubernetes API: kube-lite on loopback with an in-memory
+ * database, or — with SANDFLOW_KUBE_TARGET=external — the cluster in KUBECONFIG
+ * (a real kube-apiserver started by hack/envtest).
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.SANDFLOW_KUBE_TARGET === 'external') {
+    if (!process.env.KUBECONFIG) throw new Error('SANDFLOW_KUBE_TARGET=external needs KUBECONFIG');
+    project.provide('kubeconfig', process.env.KUBECONFIG);
+    project.provide('kubeTarget', 'external');
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-kube-'));
+  const db = await createTestDatabase();
+  const kubeLite = await startKubeLite({ db, dataDir: dir });
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeLite.kubeconfigPath!);
+  await installCrds(kc, readCrds(path.resolve(import.meta.dirname, '../../crds')));
+  process.env.KUBECONFIG = kubeLite.kubeconfigPath!;
+  project.provide('kubeconfig', kubeLite.kubeconfigPath!);
+  project.provide('kubeTarget', 'kube-lite');
+  return async () => {
+    await kubeLite.close();
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kubeconfig: string;
+    kubeTarget: 'kube-lite' | 'external';
+  }
+}
