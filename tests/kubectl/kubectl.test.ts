@@ -80,33 +80,33 @@ describe.skipIf(!present)('kubectl against the API', () => {
 
   it('gets yaml, json and wide output', async () => {
     await kubectl('create', 'configmap', 'shown', '-n', ns, '--from-literal=k=v');
-    expect(await kubectl('get', '-n', ns, 'cm', 'shown', '-o', 'yaml')).toContain('k: v');
-    expect(JSON.parse(await kubectl('get', '-n', ns, 'cm', 'shown', '-o', 'json')).data).toEqual({ k: 'v' });
-    const wide = await kubectl('get', '-n', ns, 'cm', 'shown', '-o', 'wide');
+    expect(await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'yaml')).toContain('k: v');
+    expect(JSON.parse(await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'json')).data).toEqual({ k: 'v' });
+    const wide = await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'wide');
     expect(wide).toMatch(/^NAME\s+DATA\s+AGE/);
     expect(wide).toMatch(/shown\s+1\s+\d+s/);
   });
 
   it('labels, annotates and selects', async () => {
     await kubectl('create', 'configmap', 'tagged', '-n', ns);
-    await kubectl('label', '-n', ns, 'cm', 'tagged', 'tier=web');
-    await kubectl('annotate', '-n', ns, 'cm', 'tagged', 'note=hello');
-    const obj = JSON.parse(await kubectl('get', '-n', ns, 'cm', 'tagged', '-o', 'json'));
+    await kubectl('label', '-n', ns, 'configmaps', 'tagged', 'tier=web');
+    await kubectl('annotate', '-n', ns, 'configmaps', 'tagged', 'note=hello');
+    const obj = JSON.parse(await kubectl('get', '-n', ns, 'configmaps', 'tagged', '-o', 'json'));
     expect(obj.metadata.labels).toEqual({ tier: 'web' });
     expect(obj.metadata.annotations).toMatchObject({ note: 'hello' });
-    expect(await kubectl('get', '-n', ns, 'cm', '-l', 'tier=web', '-o', 'name')).toBe('configmap/tagged\n');
+    expect(await kubectl('get', '-n', ns, 'configmaps', '-l', 'tier=web', '-o', 'name')).toBe('configmap/tagged\n');
   });
 
   it('watches with get -w and sees a change', async () => {
     await kubectl('create', 'configmap', 'watched', '-n', ns);
-    const child = spawn(KUBECTL, ['get', '-n', ns, 'cm', 'watched', '-w', '-o', 'name', '--output-watch-events'], {
+    const child = spawn(KUBECTL, ['get', '-n', ns, 'configmaps', 'watched', '-w', '--output-watch-events'], {
       env: { ...process.env, KUBECONFIG: inject('kubeconfig') },
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
       await eventually(() => expect(out).toContain('ADDED'));
-      await kubectl('label', '-n', ns, 'cm', 'watched', 'changed=yes');
+      await kubectl('label', '-n', ns, 'configmaps', 'watched', 'changed=yes');
       await eventually(() => expect(out).toContain('MODIFIED'));
     } finally {
       child.kill();
@@ -115,8 +115,8 @@ describe.skipIf(!present)('kubectl against the API', () => {
 
   it('deletes', async () => {
     await kubectl('create', 'configmap', 'doomed', '-n', ns);
-    expect(await kubectl('delete', '-n', ns, 'cm', 'doomed')).toContain('deleted');
-    expect(await kubectlFails('get', '-n', ns, 'cm', 'doomed')).toContain('NotFound');
+    expect(await kubectl('delete', '-n', ns, 'configmaps', 'doomed')).toContain('deleted');
+    expect(await kubectlFails('get', '-n', ns, 'configmaps', 'doomed')).toContain('NotFound');
   });
 
   it('explains our CRDs', async () => {
