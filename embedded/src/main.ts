@@ -47,6 +47,8 @@ async function main(): Promise<void> {
       res.status(503).type('text/plain').send(`not ready: ${(e as Error).message}`);
     }
   });
+  // The console's built assets; until the console issue lands, a page saying so.
+  app.use(express.static(path.join(repoRoot, 'console/public'), { index: 'index.html' }));
   const server = http.createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on 127.0.0.1:${config.port}`, { cause: e })));
