@@ -76,8 +76,8 @@ describe('CRDs', () => {
     ]);
     const edge = crdSchema('Workflow').properties!.spec!.properties!.edges!.items!;
     expect(edge.properties!.type!.enum).toEqual(['single', 'multi', 'switchInput', 'switchOutput', 'start']);
-    expect(crdSchema('Run').properties!.status!.properties!.sandboxStatuses!.items!.properties!.status!.enum).toEqual(
-      ['WAITING', 'INIT', 'RUNNING', 'COMPLETED', 'ERROR', 'PAUSED', 'STOPPED', 'SKIPPING'],
-    );
+    expect(
+      crdSchema('Run').properties!.status!.properties!.sandboxStatuses!.items!.properties!.status!.enum,
+    ).toEqual(['WAITING', 'INIT', 'RUNNING', 'COMPLETED', 'ERROR', 'PAUSED', 'STOPPED', 'SKIPPING']);
   });
 });

@@ -79,7 +79,14 @@ export function normalizeGraph(spec: Pick<WorkflowSpec, 'nodes' | 'switches' | '
   for (const n of nodes) {
     if (!hasIncoming.has(n.id)) {
       hasIncoming.add(n.id);
-      edges.push({ id: `start-${n.id}`, from: START_NODE_ID, to: n.id, type: 'start', instanceNumber: 1, implicit: true });
+      edges.push({
+        id: `start-${n.id}`,
+        from: START_NODE_ID,
+        to: n.id,
+        type: 'start',
+        instanceNumber: 1,
+        implicit: true,
+      });
     }
   }
   return { nodes, switches, nodeById, switchById, edges };
@@ -88,7 +95,8 @@ export function normalizeGraph(spec: Pick<WorkflowSpec, 'nodes' | 'switches' | '
 /** Dependencies of every node (by node id), resolving switches to their input node. */
 export function nodeDependencies(graph: NormalizedGraph): Map<string, Dependency[]> {
   const switchInput = new Map<string, string>();
-  for (const e of graph.edges) if (e.type === 'switchInput' && !switchInput.has(e.to)) switchInput.set(e.to, e.from);
+  for (const e of graph.edges)
+    if (e.type === 'switchInput' && !switchInput.has(e.to)) switchInput.set(e.to, e.from);
   const deps = new Map<string, Dependency[]>();
   for (const n of graph.nodes) deps.set(n.id, []);
   for (const e of graph.edges) {

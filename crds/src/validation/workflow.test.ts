@@ -3,7 +3,12 @@ import type { Sandbox, WorkflowSpec } from '../generated/types.gen.js';
 import { nodeDependencies, normalizeGraph } from './graph.js';
 import { mayExecute, validateWorkflow, WORKFLOW_MESSAGES } from './workflow.js';
 
-const node = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: id, sandbox: `uuid-${id}`, ...extra });
+const node = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: id,
+  sandbox: `uuid-${id}`,
+  ...extra,
+});
 const spec = (over: Partial<WorkflowSpec> = {}): WorkflowSpec => ({
   name: 'wf',
   owner: 'u1',
@@ -42,12 +47,26 @@ describe('validateWorkflow', () => {
       spec({ nodes: [node('a', { variables: [{ name: 'K', value: '' }] })], edges: [] }),
       'You have empty fields on environment variables',
     ],
-    ['duplicate names', spec({ nodes: [node('a'), { ...node('b'), name: 'a' }], edges: [] }), 'Find two or more sandbox with the same name'],
-    ['node without sandbox', spec({ nodes: [{ id: 'a', name: 'a' }], edges: [] }), 'This sandbox has no attributes'],
+    [
+      'duplicate names',
+      spec({ nodes: [node('a'), { ...node('b'), name: 'a' }], edges: [] }),
+      'Find two or more sandbox with the same name',
+    ],
+    [
+      'node without sandbox',
+      spec({ nodes: [{ id: 'a', name: 'a' }], edges: [] }),
+      'This sandbox has no attributes',
+    ],
     ['self edge', spec({ edges: [{ id: 'e', from: 'a', to: 'a' }] }), 'Source and destination are the same'],
     [
       'cycle',
-      spec({ edges: [{ id: 'e1', from: 'a', to: 'b' }, { id: 'e2', from: 'b', to: 'c' }, { id: 'e3', from: 'c', to: 'a' }] }),
+      spec({
+        edges: [
+          { id: 'e1', from: 'a', to: 'b' },
+          { id: 'e2', from: 'b', to: 'c' },
+          { id: 'e3', from: 'c', to: 'a' },
+        ],
+      }),
       'The current edge would create a cycle in the workflow',
     ],
     ['no nodes', spec({ nodes: [], edges: [] }), WORKFLOW_MESSAGES.noNodes],
@@ -55,19 +74,31 @@ describe('validateWorkflow', () => {
     const r = validateWorkflow(s);
     expect(r.valid).toBe(false);
     expect(r.issues.map((i) => i.message)).toContain(message);
-    expect(r.status.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'False', reason: 'ValidationFailed' });
+    expect(r.status.conditions?.[0]).toMatchObject({
+      type: 'Valid',
+      status: 'False',
+      reason: 'ValidationFailed',
+    });
     expect(r.status.conditions?.[0]?.message).toContain(message);
   });
 
   it('reports the edge that closes the cycle, as the editor would refuse it', () => {
     const r = validateWorkflow(
-      spec({ edges: [{ id: 'e1', from: 'a', to: 'b' }, { id: 'e2', from: 'b', to: 'c' }, { id: 'e3', from: 'c', to: 'a' }] }),
+      spec({
+        edges: [
+          { id: 'e1', from: 'a', to: 'b' },
+          { id: 'e2', from: 'b', to: 'c' },
+          { id: 'e3', from: 'c', to: 'a' },
+        ],
+      }),
     );
     expect(r.issues).toEqual([{ code: 'cycle', message: WORKFLOW_MESSAGES.cycle, edgeId: 'e3' }]);
   });
 
   it('a variable with a value but no name is not an empty-value error', () => {
-    expect(messages(spec({ nodes: [node('a', { variables: [{ name: 'A', value: '1' }] })], edges: [] }))).toEqual([]);
+    expect(
+      messages(spec({ nodes: [node('a', { variables: [{ name: 'A', value: '1' }] })], edges: [] })),
+    ).toEqual([]);
   });
 
   it('defaults switch outputs to success then fail and adds start edges', () => {
@@ -81,7 +112,10 @@ describe('validateWorkflow', () => {
       ],
     });
     expect(g.edges.find((e) => e.id === 'in')?.type).toBe('switchInput');
-    expect(g.edges.filter((e) => e.type === 'switchOutput').map((e) => e.switchCondition)).toEqual(['success', 'fail']);
+    expect(g.edges.filter((e) => e.type === 'switchOutput').map((e) => e.switchCondition)).toEqual([
+      'success',
+      'fail',
+    ]);
     expect(g.edges.filter((e) => e.type === 'start').map((e) => e.to)).toEqual(['a']);
     const deps = nodeDependencies(g);
     expect(deps.get('ko')).toMatchObject([{ kind: 'switch', from: 'a', when: 'fail' }]);
@@ -90,10 +124,25 @@ describe('validateWorkflow', () => {
 
   it('rejects malformed switches and edges to unknown nodes', () => {
     expect(
-      messages(spec({ switches: [{ id: 's' }], edges: [{ id: 'o', from: 's', to: 'a' }, { id: 'x', from: 'a', to: 'zz' }] })),
+      messages(
+        spec({
+          switches: [{ id: 's' }],
+          edges: [
+            { id: 'o', from: 's', to: 'a' },
+            { id: 'x', from: 'a', to: 'zz' },
+          ],
+        }),
+      ),
     ).toEqual(expect.arrayContaining([WORKFLOW_MESSAGES.switchInput, WORKFLOW_MESSAGES.unknownEndpoint]));
     expect(
-      messages(spec({ edges: [{ id: 'm1', from: 'a', to: 'c', type: 'multi' }, { id: 'm2', from: 'b', to: 'c', type: 'multi' }] })),
+      messages(
+        spec({
+          edges: [
+            { id: 'm1', from: 'a', to: 'c', type: 'multi' },
+            { id: 'm2', from: 'b', to: 'c', type: 'multi' },
+          ],
+        }),
+      ),
     ).toContain(WORKFLOW_MESSAGES.multipleMulti);
   });
 
@@ -105,7 +154,9 @@ describe('validateWorkflow', () => {
     };
     const resolveSandbox = (n: { sandbox?: string }) => store[n.sandbox ?? ''];
     const r = validateWorkflow(spec(), { resolveSandbox, executor: { id: 'u1', groups: ['g1', 'g2'] } });
-    expect(r.issues).toEqual([{ code: 'sandboxNotExecutable', message: WORKFLOW_MESSAGES.sandboxNotExecutable, nodeId: 'c' }]);
+    expect(r.issues).toEqual([
+      { code: 'sandboxNotExecutable', message: WORKFLOW_MESSAGES.sandboxNotExecutable, nodeId: 'c' },
+    ]);
     delete store['uuid-a'];
     expect(messages(spec(), { resolveSandbox, executor: { id: 'u1', groups: ['g1'] } })).toContain(
       WORKFLOW_MESSAGES.sandboxNotFound,

@@ -77,7 +77,10 @@ export function mayExecute(sandbox: Sandbox, user: Executor): boolean {
  * well-formed switches (outputs default to success then fail); start edges for nodes without
  * incoming edges; referenced sandboxes exist and the owner may execute them.
  */
-export function validateWorkflow(spec: WorkflowSpec, ctx: WorkflowValidationContext = {}): WorkflowValidationResult {
+export function validateWorkflow(
+  spec: WorkflowSpec,
+  ctx: WorkflowValidationContext = {},
+): WorkflowValidationResult {
   const issues: ValidationIssue[] = [];
   const add = (code: WorkflowRule, extra: Omit<ValidationIssue, 'code' | 'message'> = {}) =>
     issues.push({ code, message: WORKFLOW_MESSAGES[code], ...extra });
@@ -186,12 +189,18 @@ function edgesClosingCycles(graph: NormalizedGraph): string[] {
   return closing;
 }
 
-function workflowStatus(valid: boolean, issues: ValidationIssue[], ctx: WorkflowValidationContext): WorkflowStatus {
+function workflowStatus(
+  valid: boolean,
+  issues: ValidationIssue[],
+  ctx: WorkflowValidationContext,
+): WorkflowStatus {
   const condition: Condition = {
     type: 'Valid',
     status: valid ? 'True' : 'False',
     reason: valid ? 'GraphValid' : 'ValidationFailed',
-    message: valid ? 'The workflow passed every validation rule' : [...new Set(issues.map((i) => i.message))].join('; '),
+    message: valid
+      ? 'The workflow passed every validation rule'
+      : [...new Set(issues.map((i) => i.message))].join('; '),
   };
   if (ctx.now) condition.lastTransitionTime = ctx.now.toISOString();
   if (ctx.generation !== undefined) condition.observedGeneration = ctx.generation;

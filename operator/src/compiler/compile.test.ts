@@ -5,6 +5,7 @@ import { assertValidArgoCronWorkflow, assertValidArgoWorkflow } from './argo-sch
 import { CompileError, compileRun, compileSession, END_TASK, taskName } from './compile.js';
 import { loadSamples, nodes, sandbox, session, workflow } from './fixtures.js';
 import { runDag } from './testing/argo-dag.js';
+import { productRun } from './testing/product.js';
 
 const RUN = { name: 'run-1', uid: '1111-2222' };
 
@@ -22,60 +23,8 @@ function compile(spec: Omit<WorkflowSpec, 'name'>, extra: { continueOnFail?: str
   assertValidArgoWorkflow(argo);
   return argo;
 }
-const dagOf = (argo: ReturnType<typeof compileRun>) => argo.spec.templates!.find((t) => t.name === 'main')!.dag!.tasks;
-
-/**
- * The product's rules, independent of Argo: a node runs when its switch conditions hold and its
- * ordinary parents passed (succeeded, or failed with continueOnFail), parents on a branch not taken
- * being ignored unless all are; the run is COMPLETED unless a node that ran failed without
- * continueOnFail and without a switch routing its failure.
- */
-function productRun(spec: Omit<WorkflowSpec, 'name'>, cof: Set<string>, fails: Set<string>) {
-  const ids = (spec.nodes ?? []).map((n) => n.id);
-  const switchInput = new Map<string, string>();
-  for (const e of spec.edges ?? []) if ((spec.switches ?? []).some((s) => s.id === e.to)) switchInput.set(e.to, e.from);
-  const failRouted = new Set<string>();
-  const outputs = new Map<string, number>();
-  const incoming = new Map<string, { from: string; when?: 'success' | 'fail' }[]>(ids.map((i) => [i, []]));
-  for (const e of spec.edges ?? []) {
-    const input = switchInput.get(e.from);
-    if (input !== undefined) {
-      const idx = outputs.get(e.from) ?? 0;
-      outputs.set(e.from, idx + 1);
-      const when = e.switchCondition ?? (idx === 1 ? 'fail' : 'success');
-      if (when === 'fail') failRouted.add(input);
-      incoming.get(e.to)?.push({ from: input, when });
-    } else if (incoming.has(e.to) && e.from !== 'start') incoming.get(e.to)!.push({ from: e.from });
-  }
-  const state = new Map<string, 'ok' | 'fail' | 'skipped' | 'branch'>();
-  const resolve = (id: string): 'ok' | 'fail' | 'skipped' | 'branch' => {
-    const s = state.get(id);
-    if (s) return s;
-    let result: 'ok' | 'fail' | 'skipped' | 'branch' | undefined;
-    let ranParent = false;
-    let ordinary = 0;
-    for (const d of incoming.get(id)!) {
-      const p = resolve(d.from);
-      if (d.when) {
-        if ((d.when === 'success' && p !== 'ok') || (d.when === 'fail' && p !== 'fail')) result = 'branch';
-        else ranParent = true;
-      } else {
-        ordinary++;
-        if (p === 'branch') continue;
-        if (p === 'skipped' || (p === 'fail' && !cof.has(d.from))) result ??= 'skipped';
-        else ranParent = true;
-      }
-    }
-    if (!result && ordinary > 0 && !ranParent) result = 'branch';
-    result ??= fails.has(id) ? 'fail' : 'ok';
-    state.set(id, result);
-    return result;
-  };
-  ids.forEach(resolve);
-  const error = ids.some((id) => state.get(id) === 'fail' && !cof.has(id) && !failRouted.has(id));
-  const ran = ids.filter((id) => state.get(id) === 'ok' || state.get(id) === 'fail');
-  return { outcome: error ? 'ERROR' : 'COMPLETED', ran };
-}
+const dagOf = (argo: ReturnType<typeof compileRun>) =>
+  argo.spec.templates!.find((t) => t.name === 'main')!.dag!.tasks;
 
 /** For every subset of failing sandboxes: Argo phase equals the product outcome (and same nodes ran). */
 function expectPhaseMatchesProduct(spec: Omit<WorkflowSpec, 'name'>, cof: string[] = []) {
@@ -91,29 +40,65 @@ function expectPhaseMatchesProduct(spec: Omit<WorkflowSpec, 'name'>, cof: string
     expect(sim.phase === 'Succeeded' ? 'COMPLETED' : 'ERROR', label).toBe(product.outcome);
     if (product.outcome === 'COMPLETED') {
       const nameOf = new Map((spec.nodes ?? []).map((n) => [n.id, n.name]));
-      const ran = ids.filter((id) => ['Succeeded', 'Failed'].includes(sim.phases.get(taskName({ name: nameOf.get(id)! }))!));
+      const ran = ids.filter((id) =>
+        ['Succeeded', 'Failed'].includes(sim.phases.get(taskName({ name: nameOf.get(id)! }))!),
+      );
       expect(ran, label).toEqual(product.ran);
     }
   }
 }
 
 const SHAPES: Record<string, { spec: Omit<WorkflowSpec, 'name'>; cof?: string[] }> = {
-  chain: { spec: { nodes: nodes('a', 'b', 'c'), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] } },
+  chain: {
+    spec: {
+      nodes: nodes('a', 'b', 'c'),
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+      ],
+    },
+  },
   'switch with success and fail': {
     spec: {
       nodes: nodes('a', 'ok', 'ko'),
       switches: [{ id: 's' }],
-      edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok', switchCondition: 'success' }, { from: 's', to: 'ko', switchCondition: 'fail' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok', switchCondition: 'success' },
+        { from: 's', to: 'ko', switchCondition: 'fail' },
+      ],
     },
   },
   'switch outputs defaulting to success then fail': {
-    spec: { nodes: nodes('a', 'ok', 'ko'), switches: [{ id: 's' }], edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok' }, { from: 's', to: 'ko' }] },
+    spec: {
+      nodes: nodes('a', 'ok', 'ko'),
+      switches: [{ id: 's' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok' },
+        { from: 's', to: 'ko' },
+      ],
+    },
   },
   'switch with success only': {
-    spec: { nodes: nodes('a', 'ok'), switches: [{ id: 's' }], edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok', switchCondition: 'success' }] },
+    spec: {
+      nodes: nodes('a', 'ok'),
+      switches: [{ id: 's' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok', switchCondition: 'success' },
+      ],
+    },
   },
   'switch with fail only': {
-    spec: { nodes: nodes('a', 'ko'), switches: [{ id: 's' }], edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ko', switchCondition: 'fail' }] },
+    spec: {
+      nodes: nodes('a', 'ko'),
+      switches: [{ id: 's' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ko', switchCondition: 'fail' },
+      ],
+    },
   },
   'switch with a join': {
     spec: {
@@ -132,7 +117,12 @@ const SHAPES: Record<string, { spec: Omit<WorkflowSpec, 'name'>; cof?: string[] 
     spec: {
       nodes: nodes('a', 'ok', 'ok2', 'ko'),
       switches: [{ id: 's' }],
-      edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok' }, { from: 's', to: 'ko' }, { from: 'ok', to: 'ok2' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok' },
+        { from: 's', to: 'ko' },
+        { from: 'ok', to: 'ok2' },
+      ],
     },
   },
   'nested switches': {
@@ -153,26 +143,57 @@ const SHAPES: Record<string, { spec: Omit<WorkflowSpec, 'name'>; cof?: string[] 
     spec: {
       nodes: nodes('a', 'ok', 'x', 'join'),
       switches: [{ id: 's' }],
-      edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok', switchCondition: 'success' }, { from: 'ok', to: 'join' }, { from: 'x', to: 'join' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok', switchCondition: 'success' },
+        { from: 'ok', to: 'join' },
+        { from: 'x', to: 'join' },
+      ],
     },
   },
   'continue on fail in the middle': {
-    spec: { nodes: nodes('a', 'b', 'c'), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }] },
+    spec: {
+      nodes: nodes('a', 'b', 'c'),
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+      ],
+    },
     cof: ['b'],
   },
-  'continue on fail as leaf': { spec: { nodes: nodes('a', 'b'), edges: [{ from: 'a', to: 'b' }] }, cof: ['b'] },
+  'continue on fail as leaf': {
+    spec: { nodes: nodes('a', 'b'), edges: [{ from: 'a', to: 'b' }] },
+    cof: ['b'],
+  },
   'continue on fail feeding a switch': {
-    spec: { nodes: nodes('a', 'ok', 'ko'), switches: [{ id: 's' }], edges: [{ from: 'a', to: 's' }, { from: 's', to: 'ok' }, { from: 's', to: 'ko' }] },
+    spec: {
+      nodes: nodes('a', 'ok', 'ko'),
+      switches: [{ id: 's' }],
+      edges: [
+        { from: 'a', to: 's' },
+        { from: 's', to: 'ok' },
+        { from: 's', to: 'ko' },
+      ],
+    },
     cof: ['a'],
   },
   'parallel roots joined': {
-    spec: { nodes: nodes('a', 'b', 'c'), edges: [{ from: 'a', to: 'c' }, { from: 'b', to: 'c' }] },
+    spec: {
+      nodes: nodes('a', 'b', 'c'),
+      edges: [
+        { from: 'a', to: 'c' },
+        { from: 'b', to: 'c' },
+      ],
+    },
     cof: ['a'],
   },
   'fan-out and merge': {
     spec: {
       nodes: nodes('a', 'b', 'c'),
-      edges: [{ from: 'a', to: 'b', type: 'multi', instanceType: 'line', instanceInput: 'items.txt' }, { from: 'b', to: 'c' }],
+      edges: [
+        { from: 'a', to: 'b', type: 'multi', instanceType: 'line', instanceInput: 'items.txt' },
+        { from: 'b', to: 'c' },
+      ],
     },
   },
 };
@@ -218,23 +239,42 @@ describe('compiler: constructs', () => {
       name: 'source',
       value: '/sandflow/a/items.txt',
     });
-    const fixed = dagOf(compile({ nodes: nodes('a', 'b'), edges: [{ from: 'a', to: 'b', type: 'multi', instanceNumber: 3 }] }));
+    const fixed = dagOf(
+      compile({ nodes: nodes('a', 'b'), edges: [{ from: 'a', to: 'b', type: 'multi', instanceNumber: 3 }] }),
+    );
     expect(fixed.find((x) => x.name === 'sb-b')!.withParam).toBe('["0","1","2"]');
   });
 
   it('builds container templates: env precedence, resources, GPU, arch, mounts, retry, shared volume, labels', () => {
     const wf = workflow({
-      nodes: [{ id: 'n', name: 'job_1', sandbox: 'sb-job', variables: [{ name: 'B', value: 'node' }, { name: 'C', value: 'node' }] }],
+      nodes: [
+        {
+          id: 'n',
+          name: 'job_1',
+          sandbox: 'sb-job',
+          variables: [
+            { name: 'B', value: 'node' },
+            { name: 'C', value: 'node' },
+          ],
+        },
+      ],
     });
     const sb = sandbox('job', {
-      variables: [{ name: 'A', value: 'sandbox' }, { name: 'B', value: 'sandbox' }],
+      variables: [
+        { name: 'A', value: 'sandbox' },
+        { name: 'B', value: 'sandbox' },
+      ],
       constraints: { cpu: 1500, memory: 2048, disk: 300 },
       gpuRequired: true,
       architecture: 'arm',
       entrypoint: 'python main.py',
       mountPoints: [{ source: '/data/shared', destination: '/data' }],
     });
-    const sess = session({ attempts: 3, variables: { job_1: [{ name: 'C', value: 'session' }] }, resources: { job_1: { memory: 4096 } } });
+    const sess = session({
+      attempts: 3,
+      variables: { job_1: [{ name: 'C', value: 'session' }] },
+      resources: { job_1: { memory: 4096 } },
+    });
     const argo = compileRun({ workflow: wf, session: sess, sandboxes: [sb], run: RUN });
     assertValidArgoWorkflow(argo);
     const tpl = argo.spec.templates!.find((x) => x.name === 'sb-job-1')!;
@@ -252,7 +292,9 @@ describe('compiler: constructs', () => {
       { name: 'sandflow', mountPath: '/sandflow' },
       { name: expect.stringMatching(/^mount-/), mountPath: '/data' },
     ]);
-    expect(argo.spec.volumes).toEqual([{ name: expect.stringMatching(/^mount-/), hostPath: { path: '/data/shared' } }]);
+    expect(argo.spec.volumes).toEqual([
+      { name: expect.stringMatching(/^mount-/), hostPath: { path: '/data/shared' } },
+    ]);
     expect(argo.spec.volumeClaimTemplates![0]!.metadata!.name).toBe('sandflow');
     expect(argo.metadata.labels).toEqual({
       'sandflow.io/organization': 'org',
@@ -267,18 +309,33 @@ describe('compiler: constructs', () => {
     // defaults: 500m / 512Mi / 100Mi, amd64, no retry with 1 attempt
     const plain = compile({ nodes: nodes('p') });
     const p = plain.spec.templates!.find((x) => x.name === 'sb-p')!;
-    expect(p.container!.resources!.requests).toEqual({ cpu: '500m', memory: '512Mi', 'ephemeral-storage': '100Mi' });
+    expect(p.container!.resources!.requests).toEqual({
+      cpu: '500m',
+      memory: '512Mi',
+      'ephemeral-storage': '100Mi',
+    });
     expect(p.nodeSelector).toEqual({ 'kubernetes.io/arch': 'amd64' });
     expect(p.retryStrategy).toBeUndefined();
   });
 
   it('refuses invalid workflows with the validation messages', () => {
-    expect(() => compile({ nodes: nodes('a', 'b'), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] })).toThrow(
-      'The current edge would create a cycle in the workflow',
-    );
+    expect(() =>
+      compile({
+        nodes: nodes('a', 'b'),
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a' },
+        ],
+      }),
+    ).toThrow('The current edge would create a cycle in the workflow');
     const wf = workflow({ nodes: nodes('a') });
     try {
-      compileRun({ workflow: wf, session: session(), sandboxes: [sandbox('a', { owner: 'other' })], run: RUN });
+      compileRun({
+        workflow: wf,
+        session: session(),
+        sandboxes: [sandbox('a', { owner: 'other' })],
+        run: RUN,
+      });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(CompileError);
@@ -293,7 +350,13 @@ describe('compiler: samples', () => {
 
   it('compiles a run of each sample session into a schema-valid Argo Workflow', () => {
     for (const sess of sessions) {
-      const argo = compileRun({ workflow: wf, session: sess, sandboxes, run: { name: `run-${sess.spec.name.replace(/\W/g, '-')}` }, executor });
+      const argo = compileRun({
+        workflow: wf,
+        session: sess,
+        sandboxes,
+        run: { name: `run-${sess.spec.name.replace(/\W/g, '-')}` },
+        executor,
+      });
       assertValidArgoWorkflow(argo);
       expect(argo).toMatchSnapshot(sess.spec.name);
     }
@@ -301,7 +364,10 @@ describe('compiler: samples', () => {
 
   it('compiles the periodic session into a CronWorkflow and the one-off into a run time', () => {
     const [nightly, backfill] = sessions;
-    const periodic = compileSession({ workflow: wf, session: nightly!, sandboxes, executor }, new Date('2026-03-01T00:00:00Z'));
+    const periodic = compileSession(
+      { workflow: wf, session: nightly!, sandboxes, executor },
+      new Date('2026-03-01T00:00:00Z'),
+    );
     expect(periodic.cronWorkflows).toHaveLength(1);
     const cron = periodic.cronWorkflows[0]!;
     assertValidArgoCronWorkflow(cron);
@@ -312,7 +378,10 @@ describe('compiler: samples', () => {
       'sandflow.io/schedule-end': '2026-12-31T23:59:00.000Z',
     });
     expect(cron).toMatchSnapshot('nightly CronWorkflow');
-    const after = compileSession({ workflow: wf, session: nightly!, sandboxes, executor }, new Date('2027-01-02T00:00:00Z'));
+    const after = compileSession(
+      { workflow: wf, session: nightly!, sandboxes, executor },
+      new Date('2027-01-02T00:00:00Z'),
+    );
     expect(after.cronWorkflows[0]!.spec.suspend).toBe(true);
     const once = compileSession({ workflow: wf, session: backfill!, sandboxes, executor });
     expect(once.cronWorkflows).toEqual([]);

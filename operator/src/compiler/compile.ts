@@ -84,7 +84,10 @@ const splitTaskName = (node: WorkflowNode) => `sf-split-${node.name.replace(/_/g
 
 function labelValue(v: string | undefined): string | undefined {
   if (!v) return undefined;
-  const s = v.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  const s = v
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .slice(0, 63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
   return s || undefined;
 }
 
@@ -101,7 +104,9 @@ function imageOf(sandbox: Sandbox, options: CompilerOptions): string | undefined
   if (!src?.image) return undefined;
   const name = `${src.image}:${src.version || 'latest'}`;
   const hasRegistry = /^[^/]+[.:][^/]*\//.test(src.image) || src.image.startsWith('localhost/');
-  return options.defaultRegistry && !hasRegistry ? `${options.defaultRegistry.replace(/\/$/, '')}/${name}` : name;
+  return options.defaultRegistry && !hasRegistry
+    ? `${options.defaultRegistry.replace(/\/$/, '')}/${name}`
+    : name;
 }
 
 /** Labels linking the Argo objects back to Sandflow (ARCHITECTURE.md conventions). */
@@ -109,7 +114,10 @@ export function runLabels(input: Pick<CompileInput, 'workflow' | 'session' | 'ru
   const { workflow, session, run } = input;
   const meta = session.metadata.labels ?? {};
   const entries: [string, string | undefined][] = [
-    [LABELS.organization, meta[LABELS.organization] ?? session.spec.organization ?? workflow.spec.organization],
+    [
+      LABELS.organization,
+      meta[LABELS.organization] ?? session.spec.organization ?? workflow.spec.organization,
+    ],
     [LABELS.group, meta[LABELS.group] ?? session.spec.group],
     [LABELS.owner, meta[LABELS.owner] ?? session.spec.owner],
     [LABELS.session, session.metadata.name],
@@ -311,13 +319,16 @@ function containerTemplate(
 ): ITemplate {
   const image = imageOf(sandbox, options);
   if (!image) throw new CompileError(`sandbox ${sandbox.spec.name} has no image`);
-  const override = session.spec.resources?.[node.name] ?? (node.sandbox ? session.spec.resources?.[node.sandbox] : undefined);
+  const override =
+    session.spec.resources?.[node.name] ??
+    (node.sandbox ? session.spec.resources?.[node.sandbox] : undefined);
   const c = sandbox.spec.constraints ?? {};
   const cpu = override?.cpu ?? c.cpu ?? DEFAULTS.cpu;
   const memory = override?.memory ?? c.memory ?? DEFAULTS.memory;
   const disk = override?.disk ?? c.disk ?? DEFAULTS.disk;
   const sessionVars =
-    session.spec.variables?.[node.name] ?? (node.sandbox ? session.spec.variables?.[node.sandbox] : undefined);
+    session.spec.variables?.[node.name] ??
+    (node.sandbox ? session.spec.variables?.[node.sandbox] : undefined);
   const env = mergeVariables(sandbox.spec.variables, node.variables, sessionVars);
   env.push(
     { name: 'SANDFLOW_DIR', value: SHARED_DIR },
@@ -438,7 +449,9 @@ export interface SessionCompilation {
 export function compileSession(input: Omit<CompileInput, 'run'>, now: Date = new Date()): SessionCompilation {
   const schedules = (input.session.spec.schedules ?? []).map(compileSchedule);
   const oneOff = schedules.flatMap((s) => (s.kind === 'once' ? [s.at] : []));
-  const periodic = schedules.filter((s): s is Extract<CompiledSchedule, { kind: 'cron' }> => s.kind === 'cron');
+  const periodic = schedules.filter(
+    (s): s is Extract<CompiledSchedule, { kind: 'cron' }> => s.kind === 'cron',
+  );
   if (periodic.length === 0) return { cronWorkflows: [], oneOff, schedules };
   const workflowSpec = compileWorkflowSpec(input);
   const labels = runLabels(input);

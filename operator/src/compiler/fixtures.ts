@@ -21,7 +21,13 @@ export function sandbox(name: string, extra: Partial<Sandbox['spec']> = {}): San
     apiVersion: 'sandflow.io/v1alpha1',
     kind: 'Sandbox',
     metadata: { name: `sb-${name}`, namespace: 'sf-org' },
-    spec: { name, entrypoint: '/run.sh', owner: 'u1', sourceImage: { image: 'alpine', version: '3.20' }, ...extra },
+    spec: {
+      name,
+      entrypoint: '/run.sh',
+      owner: 'u1',
+      sourceImage: { image: 'alpine', version: '3.20' },
+      ...extra,
+    },
   };
 }
 

@@ -42,7 +42,11 @@ export function compileSchedule(schedule: SessionSchedule): CompiledSchedule {
   const d = start.getUTCDate();
   const mo = start.getUTCMonth() + 1;
   const dow = start.getUTCDay();
-  const base = { kind: 'cron' as const, start: start.toISOString(), ...(schedule.end ? { end: new Date(schedule.end).toISOString() } : {}) };
+  const base = {
+    kind: 'cron' as const,
+    start: start.toISOString(),
+    ...(schedule.end ? { end: new Date(schedule.end).toISOString() } : {}),
+  };
   const guarded = (cron: string, seconds: number): CompiledSchedule => ({
     ...base,
     cron,
@@ -53,12 +57,14 @@ export function compileSchedule(schedule: SessionSchedule): CompiledSchedule {
     case 'minutely':
       if (value === 1) return { ...base, cron: '* * * * *' };
       if (60 % value === 0) return { ...base, cron: `${mi % value}-59/${value} * * * *` };
-      if (value % 60 === 0) return compileSchedule({ ...schedule, periodicLabel: 'hourly', periodicValue: value / 60 });
+      if (value % 60 === 0)
+        return compileSchedule({ ...schedule, periodicLabel: 'hourly', periodicValue: value / 60 });
       return guarded('* * * * *', value * MINUTE - MINUTE / 2);
     case 'hourly':
       if (value === 1) return { ...base, cron: `${mi} * * * *` };
       if (24 % value === 0) return { ...base, cron: `${mi} ${h % value}-23/${value} * * *` };
-      if (value % 24 === 0) return compileSchedule({ ...schedule, periodicLabel: 'daily', periodicValue: value / 24 });
+      if (value % 24 === 0)
+        return compileSchedule({ ...schedule, periodicLabel: 'daily', periodicValue: value / 24 });
       return guarded(`${mi} * * * *`, value * HOUR - HOUR / 2);
     case 'daily':
       if (value === 1) return { ...base, cron: `${mi} ${h} * * *` };
@@ -68,7 +74,8 @@ export function compileSchedule(schedule: SessionSchedule): CompiledSchedule {
       return guarded(`${mi} ${h} * * ${dow}`, value * 7 * DAY - DAY / 2);
     case 'monthly':
       if (value === 1) return { ...base, cron: `${mi} ${h} ${d} * *` };
-      if (12 % value === 0) return { ...base, cron: `${mi} ${h} ${d} ${((mo - 1) % value) + 1}-12/${value} *` };
+      if (12 % value === 0)
+        return { ...base, cron: `${mi} ${h} ${d} ${((mo - 1) % value) + 1}-12/${value} *` };
       // N months last at least 28N+… days and N-1 months at most 31(N-1): 29.5N days separates them.
       return guarded(`${mi} ${h} ${d} * *`, Math.round(value * 29.5 * DAY));
     case 'yearly':

@@ -76,7 +76,10 @@ export interface DagRun {
  * Runs the DAG: a task whose depends holds executes and ends with outcome(task) (default
  * Succeeded); one whose depends fails is Omitted. Then the DAG phase is assessed.
  */
-export function runDag(tasks: IDAGTask[], outcome: (task: string) => 'Succeeded' | 'Failed' | 'Error'): DagRun {
+export function runDag(
+  tasks: IDAGTask[],
+  outcome: (task: string) => 'Succeeded' | 'Failed' | 'Error',
+): DagRun {
   const phases = new Map<string, Phase>();
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const deps = new Map(tasks.map((t) => [t.name, dependsTasks(t.depends)]));

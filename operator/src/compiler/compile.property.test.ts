@@ -1,0 +1,196 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { validateWorkflow, WORKFLOW_MESSAGES, type WorkflowSpec } from '@sandflow/crds';
+import { assertValidArgoWorkflow } from './argo-schema.js';
+import { CompileError, compileRun, END_TASK, taskName } from './compile.js';
+import { sandbox, session, workflow } from './fixtures.js';
+import { dependsTasks, runDag } from './testing/argo-dag.js';
+import { productRun } from './testing/product.js';
+
+type Graph = Omit<WorkflowSpec, 'name'>;
+
+/** Random valid DAGs: edges only go from lower to higher index; some nodes feed a switch. */
+const dagArb = fc
+  .record({
+    n: fc.integer({ min: 1, max: 14 }),
+    seed: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 9 })), { maxLength: 40 }),
+    switchSeeds: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean()), { maxLength: 4 }),
+    cof: fc.array(fc.nat(), { maxLength: 4 }),
+  })
+  .map(({ n, seed, switchSeeds, cof }): { graph: Graph; cof: string[] } => {
+    const names = Array.from({ length: n }, (_, i) => `n${i}`);
+    const edges: NonNullable<WorkflowSpec['edges']> = [];
+    const switches: NonNullable<WorkflowSpec['switches']> = [];
+    const pairs = new Set<string>();
+    const multiInto = new Set<string>();
+    if (n > 1) {
+      for (const [a, b, kind] of seed) {
+        const i = a % (n - 1);
+        const j = i + 1 + (b % (n - 1 - i));
+        const key = `${i}>${j}`;
+        if (pairs.has(key)) continue;
+        pairs.add(key);
+        const multi = kind === 0 && !multiInto.has(names[j]!);
+        if (multi) multiInto.add(names[j]!);
+        edges.push({
+          id: `e${edges.length}`,
+          from: names[i]!,
+          to: names[j]!,
+          type: multi ? 'multi' : 'single',
+          ...(multi
+            ? { instanceType: 'line' as const, instanceInput: kind % 2 ? 'list.txt' : 'out.txt' }
+            : {}),
+        });
+      }
+      const used = new Set<number>();
+      for (const [a, b, c, both] of switchSeeds) {
+        const i = a % (n - 1);
+        if (used.has(i)) continue;
+        used.add(i);
+        const id = `s${i}`;
+        switches.push({ id });
+        edges.push({ id: `${id}-in`, from: names[i]!, to: id });
+        const j = i + 1 + (b % (n - 1 - i));
+        edges.push({ id: `${id}-o1`, from: id, to: names[j]! });
+        const k = i + 1 + (c % (n - 1 - i));
+        if (both && k !== j) edges.push({ id: `${id}-o2`, from: id, to: names[k]! });
+      }
+    }
+    return {
+      graph: { nodes: names.map((x) => ({ id: x, name: x, sandbox: `sb-${x}` })), switches, edges },
+      cof: [...new Set(cof.map((c) => names[c % n]!))],
+    };
+  });
+
+function compileGraph(graph: Graph, cof: string[] = []) {
+  const wf = workflow({
+    ...graph,
+    nodes: graph.nodes!.map((nd) => ({ ...nd, continueOnFail: cof.includes(nd.id) })),
+  });
+  return compileRun({
+    workflow: wf,
+    session: session(),
+    sandboxes: graph.nodes!.map((nd) => sandbox(nd.name)),
+    run: { name: 'r' },
+  });
+}
+
+/** Expected dependencies of each node: sources of incoming edges, switches resolved to their input. */
+function incomingSources(graph: Graph): Map<string, Set<string>> {
+  const switchInput = new Map<string, string>();
+  for (const e of graph.edges ?? []) if (e.to.startsWith('s')) switchInput.set(e.to, e.from);
+  const m = new Map(graph.nodes!.map((nd) => [nd.id, new Set<string>()]));
+  for (const e of graph.edges ?? []) {
+    if (!m.has(e.to)) continue;
+    m.get(e.to)!.add(switchInput.get(e.from) ?? e.from);
+  }
+  return m;
+}
+
+describe('compiler properties', () => {
+  it('random valid DAGs compile: every node once, dependencies = incoming edges, schema-valid', () => {
+    fc.assert(
+      fc.property(dagArb, ({ graph, cof }) => {
+        const argo = compileGraph(graph, cof);
+        assertValidArgoWorkflow(argo);
+        const tasks = argo.spec.templates!.find((t) => t.name === 'main')!.dag!.tasks;
+        const names = tasks.map((t) => t.name);
+        expect(new Set(names).size).toBe(names.length);
+        const expected = incomingSources(graph);
+        const splitSource = new Map(
+          tasks
+            .filter((t) => t.name.startsWith('sf-split-'))
+            .map((t) => [t.name, dependsTasks(t.depends)[0]!]),
+        );
+        for (const nd of graph.nodes!) {
+          const own = tasks.filter((t) => t.name === taskName(nd));
+          expect(own).toHaveLength(1);
+          const deps = dependsTasks(own[0]!.depends).map((d) =>
+            (splitSource.get(d) ?? d).replace(/^sb-/, ''),
+          );
+          expect(new Set(deps)).toEqual(expected.get(nd.id));
+        }
+        // the single leaf waits for every task
+        expect(new Set(dependsTasks(tasks.find((t) => t.name === END_TASK)!.depends))).toEqual(
+          new Set(names.filter((x) => x !== END_TASK)),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('random DAGs with random failures: Argo phase equals the product outcome', () => {
+    fc.assert(
+      fc.property(
+        dagArb,
+        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+        ({ graph, cof }, failing) => {
+          const argo = compileGraph(graph, cof);
+          const tasks = argo.spec.templates!.find((t) => t.name === 'main')!.dag!.tasks;
+          const fails = new Set(graph.nodes!.filter((_, i) => failing[i]).map((nd) => nd.id));
+          const sim = runDag(tasks, (t) => (fails.has(t.replace(/^sb-/, '')) ? 'Failed' : 'Succeeded'));
+          const product = productRun(graph, new Set(cof), fails);
+          expect(sim.phase === 'Succeeded' ? 'COMPLETED' : 'ERROR').toBe(product.outcome);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  const reject = (graph: Graph, message: string) => {
+    expect(validateWorkflow({ name: 'wf', ...graph }).issues.map((i) => i.message)).toContain(message);
+    expect(() => compileGraph(graph)).toThrow(CompileError);
+    expect(() => compileGraph(graph)).toThrow(message);
+  };
+
+  it('random invalid graphs are rejected with the right message', () => {
+    fc.assert(
+      fc.property(dagArb, fc.nat(), fc.integer({ min: 0, max: 3 }), ({ graph }, pick, kind) => {
+        const nodes = graph.nodes!;
+        const edges = [...(graph.edges ?? [])];
+        const a = nodes[pick % nodes.length]!;
+        if (kind === 0)
+          reject(
+            { ...graph, edges: [...edges, { id: 'bad', from: a.id, to: a.id }] },
+            WORKFLOW_MESSAGES.sameSourceDestination,
+          );
+        if (kind === 1) {
+          // an edge back to an ancestor closes a cycle
+          const forward = edges.find((e) => e.type === 'single' || e.type === 'multi');
+          fc.pre(forward !== undefined);
+          reject(
+            { ...graph, edges: [...edges, { id: 'back', from: forward!.to, to: forward!.from }] },
+            WORKFLOW_MESSAGES.cycle,
+          );
+        }
+        if (kind === 2) {
+          fc.pre(nodes.length > 1);
+          const b = nodes[(pick + 1) % nodes.length]!;
+          reject(
+            { ...graph, nodes: nodes.map((nd) => (nd.id === b.id ? { ...nd, name: a.name } : nd)) },
+            WORKFLOW_MESSAGES.duplicateSandbox,
+          );
+        }
+        if (kind === 3)
+          reject(
+            {
+              ...graph,
+              nodes: nodes.map((nd) =>
+                nd.id === a.id ? { ...nd, variables: [{ name: 'K', value: '' }] } : nd,
+              ),
+            },
+            WORKFLOW_MESSAGES.emptyVariables,
+          );
+      }),
+      { numRuns: 200 },
+    );
+    expect(() =>
+      compileRun({
+        workflow: workflow({ name: ' ', nodes: [{ id: 'a', name: 'a', sandbox: 'sb-a' }] }),
+        session: session(),
+        sandboxes: [sandbox('a')],
+        run: { name: 'r' },
+      }),
+    ).toThrow(WORKFLOW_MESSAGES.emptyName);
+  });
+});
