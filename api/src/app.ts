@@ -1,0 +1,29 @@
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
+import { errorResponder, unknownRoute } from './http/respond.js';
+import { mountRoutes } from './http/route.js';
+import { allRoutes } from './routes/index.js';
+import { servicesFor, type ApiDeps } from './services/index.js';
+
+export const API_BASE = '/api/v0';
+
+/**
+ * The Express app serving /api/v0. Mount it as is (`server.on('request', app)`) or
+ * under another app; call `attachRealtime(server, deps)` with the same deps for the
+ * websocket.
+ */
+export function createApp(deps: ApiDeps): Express {
+  const services = servicesFor(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+
+  const api = express.Router();
+  api.use(cookieParser());
+  mountRoutes(api, allRoutes(services), services);
+  api.use(unknownRoute);
+  api.use(errorResponder(deps.logger));
+
+  app.use(API_BASE, api);
+  return app;
+}

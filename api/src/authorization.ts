@@ -1,0 +1,114 @@
+/**
+ * The one authorization table: every route of the API, who may call it, and which
+ * organization its target belongs to. Encodes the role matrix of spec 3 §6 and the
+ * ownership rules of spec 1 §6. `authorization.test.ts` walks it.
+ */
+export const ROLES = ['admin', 'organization_admin', 'group_admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface AccessRule {
+  /**
+   * public: no session needed; signed-in: any role; a list: those roles only (403 for
+   * the others). Roles are the caller's role in the target organization when the rule
+   * has a scope, else in their current organization.
+   */
+  access: 'public' | 'signed-in' | readonly Role[];
+  /**
+   * Where the target lives. A caller who is not a member of that organization gets
+   * 404, never 403, so existence does not leak across organizations (the super admin
+   * is a member of every organization).
+   *  - organization: the param is an organization id
+   *  - group: the param is a group id; group_admin applies only to groups they administer
+   *  - user: the param is a user id, who must share the caller's current organization
+   */
+  scope?: { kind: 'organization' | 'group' | 'user'; param: string };
+  /** Non-admins may target only themselves (user scope). */
+  selfOnly?: boolean;
+  /** Roles outside `access` are let in while this platform preference is true. */
+  unlessPreference?: 'allow_new_organization';
+}
+
+const ADMINS = ['admin', 'organization_admin'] as const;
+const USER_MANAGERS = ['admin', 'organization_admin', 'group_admin'] as const;
+const SUPER = ['admin'] as const;
+
+export const AUTHORIZATION: Record<string, AccessRule> = {
+  'GET /healthz': { access: 'public' },
+  'GET /openapi.json': { access: 'public' },
+
+  // Spec 1 §7.1: sign-in, registration, verification, password reset.
+  'POST /login': { access: 'public' },
+  'GET /logout': { access: 'public' },
+  'GET /refresh': { access: 'public' }, // authenticated by the refresh token itself
+  'POST /password': { access: 'public' },
+  'POST /password/:token': { access: 'public' },
+  'PUT /password': { access: 'signed-in' },
+  'GET /verify/:token': { access: 'public' },
+  'POST /user': { access: 'public' },
+  'GET /invite/:token': { access: 'public' },
+  'GET /invite/:token/accept': { access: 'signed-in' },
+  'GET /oidc/login': { access: 'public' },
+  'GET /oidc/callback': { access: 'public' },
+
+  // Spec 1 §7.1: the signed-in person.
+  'GET /me': { access: 'signed-in' },
+  'GET /organization': { access: 'signed-in' },
+  'GET /group/name': { access: 'signed-in' },
+  'POST /preferences/organization': { access: 'signed-in' },
+  'PUT /preferences/user': { access: 'signed-in' },
+  'GET /notifications/new': { access: 'signed-in' },
+  'GET /tags': { access: 'signed-in' },
+  'PUT /tags': { access: 'signed-in' },
+  'GET /contact': { access: 'signed-in' },
+  'PUT /contact': { access: 'signed-in' },
+  'GET /user/:user/avatar': { access: 'signed-in', scope: { kind: 'user', param: 'user' } },
+  'PUT /user/:user/avatar': { access: 'signed-in', scope: { kind: 'user', param: 'user' }, selfOnly: true },
+  'GET /illumina/preferences': { access: 'public' },
+  'GET /illumina/license': { access: 'public' },
+  'GET /illumina/events': { access: 'signed-in' }, // scoped to what the caller may see
+  'POST /feedback': { access: 'signed-in' },
+
+  // Spec 3 §7: organizations.
+  'GET /organizations': { access: 'signed-in' }, // the super admin sees all, others their own
+  'POST /organizations': { access: SUPER, unlessPreference: 'allow_new_organization' },
+  'PUT /organizations/:id': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
+  'DELETE /organizations/:id': { access: SUPER, scope: { kind: 'organization', param: 'id' } },
+  'PUT /organizations/:id/admin': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
+  'PUT /organizations/:id/algorithm': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
+  'PUT /organizations/:id/registry': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
+  'PUT /organizations/:id/mount': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
+  // Role matrix: disabling a cluster for one's organization is the organization admin's alone.
+  'PUT /organizations/:id/disable/:clusterId': {
+    access: ['organization_admin'],
+    scope: { kind: 'organization', param: 'id' },
+  },
+  'DELETE /organizations/:id/disable/:clusterId': {
+    access: ['organization_admin'],
+    scope: { kind: 'organization', param: 'id' },
+  },
+
+  // Spec 3 §7: groups ('group_admin: not shown' for managing groups is read as no).
+  'GET /group': { access: USER_MANAGERS },
+  'POST /group': { access: ADMINS },
+  'PUT /group/:id': { access: ADMINS, scope: { kind: 'group', param: 'id' } },
+  'DELETE /group/:id': { access: ADMINS, scope: { kind: 'group', param: 'id' } },
+
+  // Spec 3 §7: users, quotas, invitations.
+  'GET /admin/username': { access: ADMINS },
+  'GET /admin/group/users': { access: USER_MANAGERS },
+  'GET /admin/users': { access: SUPER },
+  'GET /admin/users/organization': { access: ADMINS },
+  'PUT /user/:id/quota': { access: USER_MANAGERS, scope: { kind: 'user', param: 'id' } },
+  'POST /invite': { access: ADMINS },
+  'DELETE /user/:id': { access: SUPER, scope: { kind: 'user', param: 'id' } },
+  'DELETE /user/:id/group/:group': { access: USER_MANAGERS, scope: { kind: 'group', param: 'group' } },
+  'DELETE /user/:id/organization/:organization': {
+    access: ADMINS,
+    scope: { kind: 'organization', param: 'organization' },
+  },
+  'GET /illumina/configuration': { access: SUPER },
+  'POST /illumina/configuration': { access: SUPER },
+};
+
+/** Key of a route in the table: method and Express path. */
+export const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;

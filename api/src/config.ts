@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .optional();
+
+const envSchema = z.object({
+  SANDFLOW_PUBLIC_URL: z.string().url().default('http://localhost:8080'),
+  SANDFLOW_JWT_SECRET: z.string().min(32).optional(),
+  SANDFLOW_ADMIN_EMAIL: z.string().email().optional(),
+  SANDFLOW_ADMIN_PASSWORD: z.string().min(1).optional(),
+  SANDFLOW_SMTP_URL: z.string().optional(),
+  SANDFLOW_MAIL_FROM: z.string().default('Sandflow <no-reply@sandflow.local>'),
+  SANDFLOW_OIDC_ISSUER: z.string().url().optional(),
+  SANDFLOW_OIDC_CLIENT_ID: z.string().optional(),
+  SANDFLOW_OIDC_CLIENT_SECRET: z.string().optional(),
+  SANDFLOW_BOT_CHECK_PROVIDER: z.enum(['recaptcha', 'hcaptcha', 'turnstile']).optional(),
+  SANDFLOW_BOT_CHECK_SECRET: z.string().optional(),
+  SANDFLOW_SECURE_COOKIES: bool,
+});
+
+export interface ApiConfig {
+  /** Origin the console is served from; links in mails point here. */
+  publicUrl: string;
+  /** HMAC key for access tokens; a random one (per process) when unset. */
+  jwtSecret: string;
+  accessTokenSeconds: number;
+  refreshTokenSeconds: number;
+  verificationTokenSeconds: number;
+  resetTokenSeconds: number;
+  invitationSeconds: number;
+  admin: { email: string | undefined; password: string | undefined };
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
+  botCheck: { provider: 'recaptcha' | 'hcaptcha' | 'turnstile'; secret: string } | undefined;
+  secureCookies: boolean;
+  /** Attempts per window on login and password routes, per account and per address. */
+  rateLimit: { windowMs: number; perAccount: number; perAddress: number };
+  /** Realtime heartbeat interval. */
+  heartbeatMs: number;
+}
+
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  const e = envSchema.parse(env);
+  return defaultApiConfig({
+    publicUrl: e.SANDFLOW_PUBLIC_URL,
+    ...(e.SANDFLOW_JWT_SECRET ? { jwtSecret: e.SANDFLOW_JWT_SECRET } : {}),
+    admin: { email: e.SANDFLOW_ADMIN_EMAIL, password: e.SANDFLOW_ADMIN_PASSWORD },
+    smtpUrl: e.SANDFLOW_SMTP_URL,
+    mailFrom: e.SANDFLOW_MAIL_FROM,
+    oidc:
+      e.SANDFLOW_OIDC_ISSUER && e.SANDFLOW_OIDC_CLIENT_ID && e.SANDFLOW_OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.SANDFLOW_OIDC_ISSUER,
+            clientId: e.SANDFLOW_OIDC_CLIENT_ID,
+            clientSecret: e.SANDFLOW_OIDC_CLIENT_SECRET,
+          }
+        : undefined,
+    botCheck:
+      e.SANDFLOW_BOT_CHECK_PROVIDER && e.SANDFLOW_BOT_CHECK_SECRET
+        ? { provider: e.SANDFLOW_BOT_CHECK_PROVIDER, secret: e.SANDFLOW_BOT_CHECK_SECRET }
+        : undefined,
+    secureCookies: e.SANDFLOW_SECURE_COOKIES ?? e.SANDFLOW_PUBLIC_URL.startsWith('https:'),
+  });
+}
+
+/** Defaults for everything, overridable piecemeal (tests pass a few fields). */
+export function defaultApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
+  return {
+    publicUrl: 'http://localhost:8080',
+    jwtSecret: crypto.randomUUID() + crypto.randomUUID(),
+    accessTokenSeconds: 15 * 60,
+    refreshTokenSeconds: 30 * 24 * 3600,
+    verificationTokenSeconds: 3 * 24 * 3600,
+    resetTokenSeconds: 3600,
+    invitationSeconds: 7 * 24 * 3600,
+    admin: { email: undefined, password: undefined },
+    smtpUrl: undefined,
+    mailFrom: 'Sandflow <no-reply@sandflow.local>',
+    oidc: undefined,
+    botCheck: undefined,
+    secureCookies: false,
+    rateLimit: { windowMs: 15 * 60_000, perAccount: 10, perAddress: 50 },
+    heartbeatMs: 30_000,
+    ...overrides,
+  };
+}

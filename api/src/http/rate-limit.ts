@@ -1,0 +1,37 @@
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type { RequestHandler } from 'express';
+import type { ApiConfig } from '../config.js';
+import { HttpError } from './errors.js';
+
+const tooMany = () => new HttpError(429, 'too_many_requests', 'Too many attempts, retry later');
+
+/**
+ * Login and password routes: one budget per client address and one per account (the
+ * username or e-mail in the body), so neither a single address nor a botnet aimed at
+ * one account gets unlimited guesses. Only failures count against the account.
+ */
+export function credentialLimiters(config: ApiConfig): RequestHandler[] {
+  const { windowMs, perAccount, perAddress } = config.rateLimit;
+  const perAddressLimiter = rateLimit({
+    windowMs,
+    limit: perAddress,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? ''),
+    handler: (_req, _res, next) => next(tooMany()),
+  });
+  const perAccountLimiter = rateLimit({
+    windowMs,
+    limit: perAccount,
+    standardHeaders: false,
+    legacyHeaders: false,
+    skipSuccessfulRequests: true,
+    keyGenerator: (req) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const account = body.username ?? body.email;
+      return typeof account === 'string' ? `account:${account.trim().toLowerCase()}` : `route:${req.path}`;
+    },
+    handler: (_req, _res, next) => next(tooMany()),
+  });
+  return [perAddressLimiter, perAccountLimiter];
+}

@@ -1,0 +1,40 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { HttpError } from './errors.js';
+
+/** 404 for any path under /api/v0 that no route matched. */
+export const unknownRoute: RequestHandler = (req, res) => {
+  res
+    .status(404)
+    .json({
+      result: null,
+      status: 404,
+      error: { code: 'not_found', message: `no route ${req.method} ${req.path}` },
+    });
+};
+
+/** Every failure becomes `{ result: null, status, error: { code, message } }`. */
+export function errorResponder(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    let status = 500;
+    let code = 'internal';
+    let message = 'Something went wrong, please retry.';
+    if (error instanceof HttpError) {
+      ({ status, code, message } = error);
+    } else if (isBodyParserError(error)) {
+      // Malformed JSON, oversized or undecodable bodies are the client's fault.
+      status = error.status;
+      code = error.type === 'entity.too.large' ? 'body_too_large' : 'invalid_body';
+      message = error.type === 'entity.too.large' ? 'body: too large' : `body: ${error.message}`;
+    } else {
+      logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    }
+    if (res.headersSent) return;
+    res.status(status).json({ result: null, status, error: { code, message } });
+  };
+}
+
+function isBodyParserError(error: unknown): error is { status: number; type: string; message: string } {
+  const e = error as { status?: unknown; type?: unknown; expose?: unknown };
+  return typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.type === 'string';
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { route, type RouteDefinition } from '../http/route.js';
+import { zBool, zInt } from '../http/schemas.js';
+import type { Services } from '../services/index.js';
+
+const LICENSE = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+
+export function illuminaRoutes(services: Services): RouteDefinition[] {
+  const { preferences, events } = services;
+  return [
+    route({
+      method: 'get',
+      path: '/illumina/preferences',
+      tag: 'platform',
+      summary: 'Public platform preferences for the sign-up page.',
+      async handler() {
+        return { allow_new_organization: await preferences.get('allow_new_organization') };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/illumina/license',
+      tag: 'platform',
+      summary: 'The product license.',
+      async handler() {
+        return LICENSE;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/illumina/events',
+      tag: 'platform',
+      summary:
+        'Audit events, newest first, 30 per page (pages start at 0), scoped to what the caller may see.',
+      query: z.object({ page: zInt.pipe(z.number().min(0, 'must be at least 0').max(100_000)).default(0) }),
+      async handler({ caller, query }) {
+        return events.page(caller!, query.page);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/illumina/configuration',
+      tag: 'platform',
+      summary: 'Global preferences (super admin).',
+      async handler() {
+        const all = await preferences.all();
+        return { ...all, registry: { ...all.registry, password: all.registry.password ? '********' : '' } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/illumina/configuration',
+      tag: 'platform',
+      summary: 'Set global preferences (super admin).',
+      body: z.object({
+        allow_new_organization: zBool.optional(),
+        disable_provisioning: zBool.optional(),
+        registry: z
+          .object({ url: z.string().max(500), username: z.string().max(200), password: z.string().max(500) })
+          .partial()
+          .strict()
+          .optional(),
+      }),
+      async handler({ body, caller }) {
+        const current = await preferences.all();
+        const saved = await preferences.set({
+          allow_new_organization: body.allow_new_organization,
+          disable_provisioning: body.disable_provisioning,
+          registry: body.registry ? { ...current.registry, ...body.registry } : undefined,
+        });
+        await events.record(caller!, {
+          kind: 'organizations',
+          action: 'update',
+          subject: 'configuration',
+          organizationId: null,
+        });
+        return {
+          ...saved,
+          registry: { ...saved.registry, password: saved.registry.password ? '********' : '' },
+        };
+      },
+    }),
+  ];
+}

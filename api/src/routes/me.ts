@@ -1,0 +1,210 @@
+import { fileTypeFromBuffer } from 'file-type';
+import { z } from 'zod';
+import { setSessionCookies } from '../http/cookies.js';
+import { conflict, notFound, unprocessable } from '../http/errors.js';
+import { HANDLED, route, type RouteDefinition } from '../http/route.js';
+import { zBool, zName } from '../http/schemas.js';
+import type { Services } from '../services/index.js';
+
+export const AVATAR_MAX_BYTES = 512 * 1024;
+const AVATAR_TYPES = new Set(['image/png', 'image/jpeg']);
+
+const userParams = z.object({ user: z.uuid('must be a uuid') }).strict();
+const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
+
+export function meRoutes(services: Services): RouteDefinition[] {
+  const { db, accounts, organizations, groups, notifications, config, events } = services;
+  return [
+    route({
+      method: 'get',
+      path: '/me',
+      tag: 'me',
+      summary:
+        'The signed-in person: organizations, role, groups, uid, preferences. ?invite= accepts an invitation first.',
+      query: z.object({ invite: z.string().max(200).optional() }),
+      async handler({ caller, query }) {
+        if (query.invite)
+          await services.members.acceptInvitation(caller!, query.invite).catch(() => undefined);
+        return accounts.me(caller!);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/organization',
+      tag: 'me',
+      summary: 'The current organization.',
+      async handler({ caller, role }) {
+        if (!caller!.currentOrganizationId) return null;
+        return organizations.view(await organizations.get(caller!.currentOrganizationId), role ?? undefined);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/group/name',
+      tag: 'me',
+      summary: "Id and name of the caller's groups in the current organization.",
+      async handler({ caller }) {
+        return groups.namesOf(caller!);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/preferences/organization',
+      tag: 'me',
+      summary: 'Switch the current organization; answers fresh tokens.',
+      body: z.object({ name: zName }),
+      async handler({ caller, body, res }) {
+        const session = await accounts.switchOrganization(caller!, body.name);
+        setSessionCookies(res, session, config);
+        return session;
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/preferences/user',
+      tag: 'me',
+      summary: 'Personal preferences (mail_notification).',
+      body: z.object({ preferences: z.object({ mail_notification: zBool.optional() }).strict() }),
+      async handler({ caller, body }) {
+        await accounts.setPreferences(caller!, body.preferences);
+        return true;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/notifications/new',
+      tag: 'me',
+      summary: 'Unseen notifications of the current organization, newest first; they are marked seen.',
+      async handler({ caller }) {
+        return notifications.takeNew(caller!.userId, caller!.currentOrganizationId);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/tags',
+      tag: 'me',
+      summary: "The caller's tags.",
+      async handler({ caller }) {
+        return db('tags').where({ user_id: caller!.userId }).orderBy('id').select('label', 'color');
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/tags',
+      tag: 'me',
+      summary: 'Add a tag; colour and label must be unused by the other tags.',
+      body: z.object({ color, label: z.string().trim().min(1, 'Enter a valid tag label').max(50) }),
+      async handler({ caller, body }) {
+        const clash = await db('tags')
+          .where({ user_id: caller!.userId })
+          .andWhere((q) => q.whereRaw('lower(color) = lower(?)', [body.color]).orWhere({ label: body.label }))
+          .first();
+        if (clash) throw conflict('Color or label already used in another tag');
+        const [tag] = await db('tags')
+          .insert({ user_id: caller!.userId, label: body.label, color: body.color.toLowerCase() })
+          .returning(['label', 'color']);
+        return tag;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/contact',
+      tag: 'me',
+      summary: "The caller's contacts.",
+      async handler({ caller }) {
+        return (await db('contacts').where({ user_id: caller!.userId }).first())?.contacts ?? [];
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/contact',
+      tag: 'me',
+      summary: "Replace the caller's contacts.",
+      body: z.object({
+        contacts: z
+          .array(
+            z
+              .object({
+                name: z.string().max(100).optional(),
+                email: z.string().max(254).optional(),
+                phone: z.string().max(50).optional(),
+              })
+              .strict(),
+          )
+          .max(100),
+      }),
+      async handler({ caller, body }) {
+        await db('contacts')
+          .insert({ user_id: caller!.userId, contacts: JSON.stringify(body.contacts) })
+          .onConflict('user_id')
+          .merge();
+        return true;
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/user/:user/avatar',
+      tag: 'me',
+      summary: 'The avatar image of a person sharing the organization; 404 when none.',
+      params: userParams,
+      async handler({ params, res }) {
+        const row = await db('users').where({ id: params.user }).first('avatar', 'avatar_type');
+        if (!row?.avatar) throw notFound('Avatar');
+        res.type(row.avatar_type).send(row.avatar);
+        return HANDLED;
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/user/:user/avatar',
+      tag: 'me',
+      summary:
+        'Upload an avatar: raw image/png or image/jpeg, or JSON {file_body: base64}; the content is sniffed.',
+      params: userParams,
+      bodyLimit: '1mb',
+      rawTypes: ['image/*', 'application/octet-stream'],
+      body: z.object({
+        file_name: z.string().max(255).optional(),
+        file_body: z.string().min(1, 'Required').max(1_000_000),
+      }),
+      async handler({ params, body, caller }) {
+        const bytes = Buffer.isBuffer(body)
+          ? body
+          : Buffer.from((body as { file_body: string }).file_body.replace(/^data:[^,]*,/, ''), 'base64');
+        if (bytes.length === 0) throw unprocessable('file_body: empty');
+        if (bytes.length > AVATAR_MAX_BYTES)
+          throw unprocessable(`file_body: larger than ${AVATAR_MAX_BYTES} bytes`, 'too_large');
+        const sniffed = await fileTypeFromBuffer(bytes);
+        if (!sniffed || !AVATAR_TYPES.has(sniffed.mime))
+          throw unprocessable('file_body: only png and jpeg images', 'invalid_type');
+        await db('users').where({ id: params.user }).update({ avatar: bytes, avatar_type: sniffed.mime });
+        await events.record(caller!, {
+          kind: 'users',
+          action: 'update',
+          subject: params.user,
+          organizationId: caller!.currentOrganizationId,
+          data: [{ avatar: true }],
+        });
+        return { type: sniffed.mime, size: bytes.length };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/feedback',
+      tag: 'me',
+      summary: 'Send feedback.',
+      body: z.object({
+        subject: z.string().trim().min(1, 'Required').max(200),
+        content: z.string().trim().min(1, 'Required').max(10_000),
+      }),
+      async handler({ caller, body }) {
+        await db('feedback').insert({
+          user_id: caller!.userId,
+          subject: body.subject,
+          content: body.content,
+        });
+        return true;
+      },
+    }),
+  ];
+}

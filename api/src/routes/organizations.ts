@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { route, type RouteDefinition } from '../http/route.js';
+import { idParams, zBool, zName, zResources, zStringList, zUuid } from '../http/schemas.js';
+import type { Services } from '../services/index.js';
+import { normalizeMountPoints } from '../services/organizations.js';
+
+const ALGORITHMS = ['round_robin', 'fill_all', 'fill_one'] as const;
+
+/**
+ * Spec 3 §7: the super admin and an organization admin send different field names
+ * for the same things; both spellings are accepted and mapped here.
+ */
+const organizationUpdate = z
+  .object({
+    id: zUuid.optional(),
+    name: zName.optional(),
+    quota: zResources.optional(),
+    admins: zStringList.optional(),
+    automatic_resources: zResources.optional(),
+    provisionerResources: zResources.optional(),
+    provisioner: zResources.optional(),
+    use_automatic_resources: zBool.optional(),
+    useAutomaticLimit: zBool.optional(),
+    enable_provisioner: zBool.optional(),
+    enableProvisioner: zBool.optional(),
+    lock_provisioner: zBool.optional(),
+    lockValue: zBool.optional(),
+    use_free: zBool.optional(),
+    useFreeQuota: zBool.optional(),
+  })
+  .strict();
+
+export function organizationRoutes(services: Services): RouteDefinition[] {
+  const { organizations } = services;
+  const clusterParams = z.object({ id: zUuid, clusterId: z.string().trim().min(1).max(100) }).strict();
+  return [
+    route({
+      method: 'get',
+      path: '/organizations',
+      tag: 'organizations',
+      summary: 'Organizations: all for the super admin, otherwise those the caller belongs to.',
+      async handler({ caller }) {
+        return organizations.list(caller!);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/organizations',
+      tag: 'organizations',
+      summary:
+        'Create an organization; the creator becomes its admin. Quota capped by free cluster capacity.',
+      status: 201,
+      body: z.object({ name: zName, quota: zResources.optional(), admins: zStringList.optional() }).strict(),
+      async handler({ caller, body }) {
+        return organizations.create(caller!, body);
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id',
+      tag: 'organizations',
+      summary: 'Update an organization (an organization admin: name and provisioner limits only).',
+      params: idParams,
+      body: organizationUpdate,
+      async handler({ caller, role, params, body }) {
+        return organizations.update(caller!, role!, params.id, {
+          name: body.name,
+          quota: body.quota,
+          admins: body.admins,
+          automatic_resources: body.automatic_resources ?? body.provisionerResources ?? body.provisioner,
+          use_automatic_resources: body.use_automatic_resources ?? body.useAutomaticLimit,
+          enable_provisioner: body.enable_provisioner ?? body.enableProvisioner,
+          lock_provisioner: body.lock_provisioner ?? body.lockValue,
+          use_free: body.use_free ?? body.useFreeQuota,
+        });
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/organizations/:id',
+      tag: 'organizations',
+      summary: 'Delete an organization, its groups and namespaces; ?purge=true also removes its users.',
+      params: idParams,
+      query: z.object({ purge: zBool.default(false) }),
+      async handler({ caller, params, query }) {
+        await organizations.remove(caller!, params.id, query.purge);
+        return true;
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id/admin',
+      tag: 'organizations',
+      summary: 'Set the organization admins.',
+      params: idParams,
+      body: z.object({ admins: zStringList }),
+      async handler({ caller, params, body }) {
+        return organizations.setAdmins(caller!, params.id, body.admins);
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id/algorithm',
+      tag: 'organizations',
+      summary: 'Set the scheduling algorithm.',
+      params: idParams,
+      body: z.object({ algorithm: z.enum(ALGORITHMS) }),
+      async handler({ caller, params, body }) {
+        return organizations.patch(caller!, params.id, { algorithm: body.algorithm }, 'algorithm');
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id/registry',
+      tag: 'organizations',
+      summary: "Set the organization's image registry.",
+      params: idParams,
+      body: z.object({
+        id: zUuid.optional(),
+        registry: z
+          .object({
+            use_custom: zBool,
+            url: z.string().max(500).optional(),
+            username: z.string().max(200).optional(),
+            password: z.string().max(500).optional(),
+          })
+          .strict(),
+      }),
+      async handler({ caller, params, body }) {
+        return organizations.patch(
+          caller!,
+          params.id,
+          { registry: JSON.stringify(body.registry) },
+          'registry',
+        );
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id/mount',
+      tag: 'organizations',
+      summary: 'Set mount points (double slashes collapsed; /mnt prefix with safe mount).',
+      params: idParams,
+      body: z.object({
+        id: zUuid.optional(),
+        mount_points: z.array(z.string().max(500)).max(100).default([]),
+        safe_mount: zBool,
+      }),
+      async handler({ caller, params, body }) {
+        const mountPoints = normalizeMountPoints(body.mount_points, body.safe_mount);
+        return organizations.patch(
+          caller!,
+          params.id,
+          { mount_points: JSON.stringify(mountPoints), safe_mount: body.safe_mount },
+          'mount',
+        );
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/organizations/:id/disable/:clusterId',
+      tag: 'organizations',
+      summary: 'Disable a cluster manager for this organization.',
+      params: clusterParams,
+      async handler({ caller, params }) {
+        const org = await organizations.get(params.id);
+        const disabled = new Set<string>(org.disabled_clusters);
+        disabled.add(params.clusterId);
+        return organizations.patch(
+          caller!,
+          params.id,
+          { disabled_clusters: JSON.stringify([...disabled]) },
+          'disable',
+        );
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/organizations/:id/disable/:clusterId',
+      tag: 'organizations',
+      summary: 'Re-enable a cluster manager for this organization.',
+      params: clusterParams,
+      async handler({ caller, params }) {
+        const org = await organizations.get(params.id);
+        const disabled = (org.disabled_clusters as string[]).filter((c) => c !== params.clusterId);
+        return organizations.patch(
+          caller!,
+          params.id,
+          { disabled_clusters: JSON.stringify(disabled) },
+          'enable',
+        );
+      },
+    }),
+  ];
+}

@@ -1,0 +1,30 @@
+import { HANDLED as HANDLED_MARK, route, type RouteDefinition } from '../http/route.js';
+import { readOpenApiDocument } from '../openapi.js';
+import type { Services } from '../services/index.js';
+
+export function systemRoutes(services: Services): RouteDefinition[] {
+  let document: Record<string, unknown> | undefined;
+  return [
+    route({
+      method: 'get',
+      path: '/healthz',
+      tag: 'system',
+      summary: 'Liveness and database reachability.',
+      async handler() {
+        await services.db.raw('select 1');
+        return { ok: true };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/openapi.json',
+      tag: 'system',
+      summary: 'This OpenAPI 3.1 document.',
+      async handler({ res }) {
+        document ??= readOpenApiDocument();
+        res.json(document);
+        return HANDLED_MARK;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,73 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../http/caller.js';
+import { roleIn } from '../http/caller.js';
+
+/** Spec 1 §3 / spec 3 §3 audit event kinds. */
+export type EventKind =
+  'users' | 'groups' | 'organizations' | 'clusters' | 'sandboxes' | 'workflows' | 'sessions' | 'runs';
+
+export interface AuditEvent {
+  kind: EventKind;
+  action: string; // create, clone, update, rename, variables, visibility, remove, ...
+  subject: string;
+  organizationId: string | null;
+  data?: unknown[];
+}
+
+export const EVENTS_PAGE_SIZE = 30;
+
+export function createEventService(db: Knex) {
+  return {
+    async record(
+      actor: Pick<Caller, 'userId' | 'name'> | null,
+      event: AuditEvent,
+      trx: Knex = db,
+    ): Promise<void> {
+      await trx('events').insert({
+        organization_id: event.organizationId,
+        user_id: actor?.userId ?? null,
+        user_name: actor?.name ?? '',
+        kind: event.kind,
+        action: event.action,
+        subject: event.subject,
+        data: JSON.stringify(event.data ?? []),
+      });
+    },
+
+    /**
+     * Newest first, page n of 30 (pages start at 0). The super admin sees everything;
+     * an organization admin the events of their current organization; everyone else
+     * their own actions in it.
+     */
+    async page(caller: Caller, page: number) {
+      const query = db('events')
+        .leftJoin('organizations', 'organizations.id', 'events.organization_id')
+        .orderBy('events.id', 'desc')
+        .limit(EVENTS_PAGE_SIZE)
+        .offset(page * EVENTS_PAGE_SIZE)
+        .select('events.*', 'organizations.name as organization_name');
+      if (!caller.isSuperAdmin) {
+        query.where(
+          'events.organization_id',
+          caller.currentOrganizationId ?? '00000000-0000-0000-0000-000000000000',
+        );
+        if (roleIn(caller, caller.currentOrganizationId) !== 'organization_admin') {
+          query.where('events.user_id', caller.userId);
+        }
+      }
+      const rows = await query;
+      return rows.map((row) => ({
+        id: Number(row.id),
+        timestamp: new Date(row.created_at).toISOString(),
+        organization_name: row.organization_name ?? '',
+        kind: row.kind,
+        action: row.action,
+        subject: row.subject,
+        data: row.data,
+        user_name: row.user_name,
+      }));
+    },
+  };
+}
+
+export type EventService = ReturnType<typeof createEventService>;

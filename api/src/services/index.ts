@@ -1,0 +1,126 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { ApiConfig } from '../config.js';
+import { loadCaller, type Caller } from '../http/caller.js';
+import { createAccountService } from './accounts.js';
+import { createEventService } from './events.js';
+import { createGroupService } from './groups.js';
+import { createKubeTenancy, noKubeTenancy, type KubeTenancy } from './kube-tenancy.js';
+import type { Mailer } from './mailer.js';
+import { createMemberService } from './members.js';
+import { createNotificationService, type RealtimePublisher } from './notifications.js';
+import { createOrganizationService, type ClusterCapacity } from './organizations.js';
+import { createPreferenceService } from './preferences.js';
+import { createTokenService } from './tokens.js';
+
+/** What the launcher hands to `createApp` and `attachRealtime`. */
+export interface ApiDeps {
+  db: Knex;
+  /** The Kubernetes API namespaces and quotas are written to; null: none (unit tests). */
+  kube: KubeConfig | KubeTenancy | null;
+  logger: Logger;
+  mailer: Mailer;
+  config: ApiConfig;
+  /** Capacity of the alive clusters, which caps organization quotas; absent: uncapped. */
+  clusterCapacity?: ClusterCapacity;
+}
+
+export interface ScopeTarget {
+  organizationId: string;
+  groupId?: string;
+}
+
+function buildServices(deps: ApiDeps) {
+  const { db, config, logger, mailer } = deps;
+  const kube = !deps.kube
+    ? noKubeTenancy
+    : 'syncGroup' in deps.kube
+      ? deps.kube
+      : createKubeTenancy(deps.kube);
+  const realtime: { publisher?: RealtimePublisher } = {};
+  const tokens = createTokenService(db, config);
+  const events = createEventService(db);
+  const notifications = createNotificationService(db, () => realtime.publisher);
+  const preferences = createPreferenceService(db);
+  const organizations = createOrganizationService({
+    db,
+    kube,
+    events,
+    clusterCapacity: deps.clusterCapacity ?? (async () => null),
+  });
+  const groups = createGroupService({ db, kube, events, notifications });
+  const members = createMemberService({ db, config, events, mailer, notifications });
+  const accounts = createAccountService({
+    db,
+    config,
+    logger,
+    mailer,
+    tokens,
+    events,
+    members,
+    organizations,
+    preferences,
+  });
+
+  /** The organization a scoped route's target belongs to, or null when it does not exist (or is hidden). */
+  async function scopeOf(
+    kind: 'organization' | 'group' | 'user',
+    id: string,
+    caller: Caller,
+  ): Promise<ScopeTarget | null> {
+    if (kind === 'organization') {
+      const org = await db('organizations').where({ id }).first('id');
+      return org ? { organizationId: org.id } : null;
+    }
+    if (kind === 'group') {
+      const group = await db('groups').where({ id }).first('id', 'organization_id');
+      return group ? { organizationId: group.organization_id, groupId: group.id } : null;
+    }
+    // A user is in scope when they share the caller's current organization (or are the caller).
+    const orgId = caller.currentOrganizationId;
+    if (id === caller.userId)
+      return orgId ? { organizationId: orgId } : caller.isSuperAdmin ? { organizationId: '' } : null;
+    const user = await db('users').where({ id }).first('id');
+    if (!user) return null;
+    const shared = orgId
+      ? await db('organization_members').where({ user_id: id, organization_id: orgId }).first()
+      : null;
+    if (shared) return { organizationId: orgId! };
+    return caller.isSuperAdmin ? { organizationId: orgId ?? '' } : null;
+  }
+
+  return {
+    db,
+    config,
+    logger,
+    mailer,
+    kube,
+    realtime,
+    tokens,
+    events,
+    notifications,
+    preferences,
+    organizations,
+    groups,
+    members,
+    accounts,
+    scopeOf,
+    loadCaller: (userId: string, organizationId: string | null) => loadCaller(db, userId, organizationId),
+  };
+}
+
+export type Services = ReturnType<typeof buildServices>;
+
+// createApp(deps) and attachRealtime(server, deps) share one set of services (and
+// so one realtime hub) when given the same deps object.
+const byDeps = new WeakMap<ApiDeps, Services>();
+
+export function servicesFor(deps: ApiDeps): Services {
+  let services = byDeps.get(deps);
+  if (!services) {
+    services = buildServices(deps);
+    byDeps.set(deps, services);
+  }
+  return services;
+}

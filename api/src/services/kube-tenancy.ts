@@ -1,0 +1,123 @@
+import { CoreV1Api, type KubeConfig, type V1Namespace, type V1ResourceQuota } from '@kubernetes/client-node';
+
+export const ORGANIZATION_LABEL = 'sandflow.io/organization';
+export const GROUP_LABEL = 'sandflow.io/group';
+const QUOTA_NAME = 'sandflow-quota';
+
+/** Quantities in the spec's units: cpu in millicores, memory and disk in MB. */
+export interface Resources {
+  cpu: number;
+  memory: number;
+  disk: number;
+}
+
+export interface TenancyOrganization {
+  id: string;
+  slug: string;
+}
+export interface TenancyGroup {
+  id: string;
+  slug: string;
+  quota: Resources;
+}
+
+/** Mirrors organizations and groups into namespaces and ResourceQuotas. Every call is idempotent. */
+export interface KubeTenancy {
+  syncOrganization(organization: TenancyOrganization): Promise<void>;
+  syncGroup(organization: TenancyOrganization, group: TenancyGroup): Promise<void>;
+  deleteGroup(organization: TenancyOrganization, group: Pick<TenancyGroup, 'slug'>): Promise<void>;
+  /** Deletes the organization namespace and every group namespace labelled with it. */
+  deleteOrganization(organization: TenancyOrganization): Promise<void>;
+}
+
+export const organizationNamespace = (org: Pick<TenancyOrganization, 'slug'>) => `sf-${org.slug}`;
+export const groupNamespace = (org: Pick<TenancyOrganization, 'slug'>, group: Pick<TenancyGroup, 'slug'>) =>
+  `sf-${org.slug}-${group.slug}`;
+
+export function resourceQuotaHard(quota: Resources): Record<string, string> {
+  return {
+    'requests.cpu': `${Math.round(quota.cpu)}m`,
+    'requests.memory': `${Math.round(quota.memory)}Mi`,
+    'requests.ephemeral-storage': `${Math.round(quota.disk)}Mi`,
+  };
+}
+
+const statusOf = (error: unknown) => (error as { code?: number }).code;
+
+export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+
+  async function ensureNamespace(name: string, labels: Record<string, string>): Promise<void> {
+    const body: V1Namespace = { metadata: { name, labels } };
+    try {
+      await core.createNamespace({ body });
+    } catch (error) {
+      if (statusOf(error) !== 409) throw error;
+      const existing = await core.readNamespace({ name });
+      await core.replaceNamespace({
+        name,
+        body: {
+          ...existing,
+          metadata: { ...existing.metadata, name, labels: { ...existing.metadata?.labels, ...labels } },
+        },
+      });
+    }
+  }
+
+  async function deleteNamespace(name: string): Promise<void> {
+    try {
+      await core.deleteNamespace({ name });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }
+
+  return {
+    async syncOrganization(org) {
+      await ensureNamespace(organizationNamespace(org), { [ORGANIZATION_LABEL]: org.id });
+    },
+
+    async syncGroup(org, group) {
+      const namespace = groupNamespace(org, group);
+      const labels = { [ORGANIZATION_LABEL]: org.id, [GROUP_LABEL]: group.id };
+      await ensureNamespace(namespace, labels);
+      const body: V1ResourceQuota = {
+        metadata: { name: QUOTA_NAME, namespace, labels },
+        spec: { hard: resourceQuotaHard(group.quota) },
+      };
+      try {
+        await core.createNamespacedResourceQuota({ namespace, body });
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error;
+        const existing = await core.readNamespacedResourceQuota({ name: QUOTA_NAME, namespace });
+        await core.replaceNamespacedResourceQuota({
+          name: QUOTA_NAME,
+          namespace,
+          body: {
+            ...body,
+            metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion },
+          },
+        });
+      }
+    },
+
+    async deleteGroup(org, group) {
+      await deleteNamespace(groupNamespace(org, group));
+    },
+
+    async deleteOrganization(org) {
+      const labelled = await core.listNamespace({ labelSelector: `${ORGANIZATION_LABEL}=${org.id}` });
+      const names = new Set(labelled.items.map((ns) => ns.metadata?.name).filter((n): n is string => !!n));
+      names.add(organizationNamespace(org));
+      for (const name of names) await deleteNamespace(name);
+    },
+  };
+}
+
+/** For an API started without a Kubernetes API (unit tests): records nothing, changes nothing. */
+export const noKubeTenancy: KubeTenancy = {
+  async syncOrganization() {},
+  async syncGroup() {},
+  async deleteGroup() {},
+  async deleteOrganization() {},
+};

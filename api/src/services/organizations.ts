@@ -1,0 +1,297 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../http/caller.js';
+import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import type { Role } from '../authorization.js';
+import type { EventService } from './events.js';
+import type { KubeTenancy, Resources } from './kube-tenancy.js';
+import {
+  addOrganizationMember,
+  assertWithin,
+  quotaColumns,
+  quotaOf,
+  resolveUsers,
+  sumResources,
+  uniqueSlug,
+} from './tenancy-shared.js';
+
+/** Total capacity of the alive clusters; null while unknown (no cap applies). */
+export type ClusterCapacity = () => Promise<Resources | null>;
+
+export interface OrganizationInput {
+  name: string;
+  quota?: Resources | undefined;
+  admins?: string[] | undefined;
+}
+
+export interface OrganizationUpdate {
+  name?: string | undefined;
+  quota?: Resources | undefined;
+  admins?: string[] | undefined;
+  automatic_resources?: Resources | undefined;
+  use_automatic_resources?: boolean | undefined;
+  enable_provisioner?: boolean | undefined;
+  lock_provisioner?: boolean | undefined;
+  use_free?: boolean | undefined;
+}
+
+interface Deps {
+  db: Knex;
+  kube: KubeTenancy;
+  events: EventService;
+  clusterCapacity: ClusterCapacity;
+}
+
+export function createOrganizationService({ db, kube, events, clusterCapacity }: Deps) {
+  async function view(row: Record<string, unknown>, role?: string, conn: Knex = db) {
+    const members = await conn('organization_members')
+      .where({ organization_id: row.id })
+      .select('user_id', 'role');
+    return {
+      id: row.id,
+      name: row.name,
+      slug: row.slug,
+      creation_date: new Date(row.created_at as string).toISOString(),
+      quota: quotaOf(row as never),
+      admins: members.filter((m) => m.role === 'organization_admin').map((m) => m.user_id),
+      members: members.map((m) => m.user_id),
+      automatic_resources: row.automatic_resources,
+      use_automatic_resources: row.use_automatic_resources,
+      enable_provisioner: row.enable_provisioner,
+      lock_provisioner: row.lock_provisioner,
+      use_free: row.use_free,
+      registry: redactRegistry(row.registry as Record<string, unknown>),
+      mount_points: row.mount_points,
+      safe_mount: row.safe_mount,
+      algorithm: row.algorithm,
+      disabled_clusters: row.disabled_clusters,
+      ...(role ? { role } : {}),
+    };
+  }
+
+  async function get(id: string, conn: Knex = db) {
+    const row = await conn('organizations').where({ id }).first();
+    if (!row) throw notFound('Organization');
+    return row;
+  }
+
+  /** Spec 3 §5: organization quotas together never exceed the alive clusters' capacity. */
+  async function assertFitsCluster(trx: Knex, quota: Resources, exceptId?: string) {
+    const capacity = await clusterCapacity();
+    if (!capacity) return;
+    const others = await trx('organizations')
+      .modify((q) => (exceptId ? q.whereNot({ id: exceptId }) : q))
+      .select('quota_cpu', 'quota_memory', 'quota_disk');
+    const allocated = sumResources(others.map(quotaOf));
+    const free = {
+      cpu: Math.max(0, capacity.cpu - allocated.cpu),
+      memory: Math.max(0, capacity.memory - allocated.memory),
+      disk: Math.max(0, capacity.disk - allocated.disk),
+    };
+    assertWithin(quota, free, 'quota', 'exceeds the free cluster capacity');
+  }
+
+  async function assertCoversGroups(trx: Knex, organizationId: string, quota: Resources) {
+    const groups = await trx('groups')
+      .where({ organization_id: organizationId })
+      .select('quota_cpu', 'quota_memory', 'quota_disk');
+    const given = sumResources(groups.map(quotaOf));
+    assertWithin(given, quota, 'quota', 'below the quota already given to its groups');
+  }
+
+  async function assertNameFree(trx: Knex, name: string, exceptId?: string) {
+    const clash = await trx('organizations')
+      .whereRaw('lower(name) = lower(?)', [name])
+      .modify((q) => (exceptId ? q.whereNot({ id: exceptId }) : q))
+      .first('id');
+    if (clash) throw conflict('name: an organization with this name already exists');
+  }
+
+  return {
+    view,
+    get,
+
+    async list(caller: Caller) {
+      const query = db('organizations').orderBy('name');
+      if (!caller.isSuperAdmin) query.whereIn('id', [...caller.memberships.keys()]);
+      const rows = await query;
+      return Promise.all(
+        rows.map((row) => view(row, caller.isSuperAdmin ? 'admin' : caller.memberships.get(row.id))),
+      );
+    },
+
+    /** The creator becomes its admin (spec 1 §6, spec 3 §6); its namespace is created before commit. */
+    async create(
+      actor: Caller | { userId: string; name: string },
+      input: OrganizationInput,
+      trx?: Knex.Transaction,
+    ) {
+      const work = async (t: Knex.Transaction) => {
+        await assertNameFree(t, input.name);
+        const quota = input.quota ?? { cpu: 0, memory: 0, disk: 0 };
+        await assertFitsCluster(t, quota);
+        const taken = new Set<string>((await t('organizations').pluck('slug')) as string[]);
+        const [row] = await t('organizations')
+          .insert({ name: input.name, slug: uniqueSlug(input.name, taken), ...quotaColumns(quota) })
+          .returning('*');
+        const adminIds = await resolveUsers(t, input.admins ?? [], 'admins');
+        for (const userId of new Set([actor.userId, ...adminIds])) {
+          await addOrganizationMember(t, row.id, userId, 'organization_admin');
+        }
+        await events.record(
+          actor,
+          { kind: 'organizations', action: 'create', subject: row.name, organizationId: row.id },
+          t,
+        );
+        await kube.syncOrganization({ id: row.id, slug: row.slug });
+        return view(row, undefined, t);
+      };
+      return trx ? work(trx) : db.transaction(work);
+    },
+
+    async update(actor: Caller, role: Role, id: string, input: OrganizationUpdate) {
+      const row = await db.transaction(async (trx) => {
+        const current = await get(id, trx);
+        const changes: Record<string, unknown> = {};
+        if (role !== 'admin') {
+          // Spec 3 §7: an organization admin edits the name and the provisioner limits only.
+          for (const field of [
+            'quota',
+            'admins',
+            'enable_provisioner',
+            'lock_provisioner',
+            'use_free',
+          ] as const) {
+            if (input[field] !== undefined) throw forbidden(`${field}: only the super admin may change it`);
+          }
+          if (
+            current.lock_provisioner &&
+            (input.automatic_resources || input.use_automatic_resources !== undefined)
+          ) {
+            throw forbidden('automatic_resources: the provisioner is locked');
+          }
+        }
+        if (input.name !== undefined) {
+          await assertNameFree(trx, input.name, id);
+          changes.name = input.name;
+        }
+        if (input.quota) {
+          await assertFitsCluster(trx, input.quota, id);
+          await assertCoversGroups(trx, id, input.quota);
+          Object.assign(changes, quotaColumns(input.quota));
+        }
+        if (input.automatic_resources)
+          changes.automatic_resources = JSON.stringify(input.automatic_resources);
+        for (const flag of [
+          'use_automatic_resources',
+          'enable_provisioner',
+          'lock_provisioner',
+          'use_free',
+        ] as const) {
+          if (input[flag] !== undefined) changes[flag] = input[flag];
+        }
+        const [updated] = Object.keys(changes).length
+          ? await trx('organizations').where({ id }).update(changes).returning('*')
+          : [current];
+        if (input.admins) await setAdmins(trx, id, await resolveUsers(trx, input.admins, 'admins'));
+        await events.record(
+          actor,
+          { kind: 'organizations', action: 'update', subject: updated.name, organizationId: id },
+          trx,
+        );
+        return updated;
+      });
+      return view(row);
+    },
+
+    /** Without purge the members keep their accounts; with purge those who belong nowhere else go too. */
+    async remove(actor: Caller, id: string, purge: boolean) {
+      const org = await get(id);
+      await db.transaction(async (trx) => {
+        if (purge) {
+          const memberIds = await trx('organization_members').where({ organization_id: id }).pluck('user_id');
+          const elsewhere = await trx('organization_members')
+            .whereIn('user_id', memberIds)
+            .whereNot({ organization_id: id })
+            .pluck('user_id');
+          const onlyHere = memberIds.filter((u: string) => !elsewhere.includes(u) && u !== actor.userId);
+          await trx('users').whereIn('id', onlyHere).where({ is_super_admin: false }).delete();
+        }
+        await trx('organizations').where({ id }).delete();
+        await events.record(
+          actor,
+          {
+            kind: 'organizations',
+            action: 'remove',
+            subject: org.name,
+            organizationId: null,
+            data: [{ purge }],
+          },
+          trx,
+        );
+      });
+      await kube.deleteOrganization({ id: org.id, slug: org.slug });
+    },
+
+    async setAdmins(actor: Caller, id: string, admins: string[]) {
+      const org = await get(id);
+      await db.transaction(async (trx) => {
+        await setAdmins(trx, id, await resolveUsers(trx, admins, 'admins'));
+        await events.record(
+          actor,
+          {
+            kind: 'organizations',
+            action: 'update',
+            subject: org.name,
+            organizationId: id,
+            data: [{ admins }],
+          },
+          trx,
+        );
+      });
+      return view(await get(id));
+    },
+
+    /** algorithm, registry, mount points, disabled clusters: plain column updates with an event. */
+    async patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
+      const org = await get(id);
+      const [row] = await db('organizations').where({ id }).update(changes).returning('*');
+      await events.record(actor, {
+        kind: 'organizations',
+        action: 'update',
+        subject: org.name,
+        organizationId: id,
+        data: [{ [what]: true }],
+      });
+      return view(row);
+    },
+  };
+
+  /** Exactly these users are organization admins afterwards (they join if they were not members). */
+  async function setAdmins(trx: Knex, organizationId: string, adminIds: string[]) {
+    if (adminIds.length === 0) throw unprocessable('admins: an organization needs at least one admin');
+    await trx('organization_members')
+      .where({ organization_id: organizationId, role: 'organization_admin' })
+      .whereNotIn('user_id', adminIds)
+      .update({ role: 'user' });
+    for (const userId of adminIds)
+      await addOrganizationMember(trx, organizationId, userId, 'organization_admin');
+  }
+}
+
+/** The registry password is write-only. */
+function redactRegistry(registry: Record<string, unknown> | null) {
+  if (!registry) return { use_custom: false };
+  const { password, ...rest } = registry;
+  return { ...rest, password: password ? '********' : '' };
+}
+
+/** Spec 3 §5: double slashes collapse; with safe mount everything lives under /mnt; empty rows go. */
+export function normalizeMountPoints(points: string[], safeMount: boolean): string[] {
+  return points
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)
+    .map((p) => `/${p}`.replace(/\/{2,}/g, '/'))
+    .map((p) => (safeMount && !/^\/mnt(\/|$)/.test(p) ? `/mnt${p}` : p));
+}
+
+export type OrganizationService = ReturnType<typeof createOrganizationService>;

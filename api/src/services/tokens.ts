@@ -1,0 +1,124 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Knex } from 'knex';
+import type { ApiConfig } from '../config.js';
+import { unauthorized } from '../http/errors.js';
+
+export interface SessionTokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+export interface AccessClaims {
+  userId: string;
+  organizationId: string | null;
+}
+
+/** Opaque random tokens are stored only as their SHA-256, so a database leak reveals none. */
+export function newOpaqueToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token) };
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function createTokenService(db: Knex, config: ApiConfig) {
+  const key = new TextEncoder().encode(config.jwtSecret);
+
+  async function signAccessToken(claims: AccessClaims): Promise<string> {
+    return new SignJWT({ org: claims.organizationId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(claims.userId)
+      .setIssuedAt()
+      .setExpirationTime(`${config.accessTokenSeconds}s`)
+      .sign(key);
+  }
+
+  async function verifyAccessToken(token: string): Promise<AccessClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string') return null;
+      return { userId: payload.sub, organizationId: typeof payload.org === 'string' ? payload.org : null };
+    } catch {
+      return null;
+    }
+  }
+
+  async function insertRefreshToken(claims: AccessClaims, familyId: string, trx: Knex = db): Promise<string> {
+    const { token, hash } = newOpaqueToken();
+    await trx('refresh_tokens').insert({
+      family_id: familyId,
+      user_id: claims.userId,
+      organization_id: claims.organizationId,
+      token_hash: hash,
+      expires_at: new Date(Date.now() + config.refreshTokenSeconds * 1000),
+    });
+    return token;
+  }
+
+  /** A new sign-in: a new refresh-token family. */
+  async function issue(claims: AccessClaims): Promise<SessionTokens> {
+    return {
+      access_token: await signAccessToken(claims),
+      refresh_token: await insertRefreshToken(claims, randomUUID()),
+    };
+  }
+
+  /**
+   * Trades a refresh token for a new pair. Each refresh token works once; presenting
+   * one that was already used means it was stolen (or replayed), so the whole family
+   * is revoked and the legitimate holder must sign in again.
+   */
+  async function rotate(refreshToken: string): Promise<SessionTokens & AccessClaims> {
+    const hash = hashToken(refreshToken);
+    const row = await db('refresh_tokens').where({ token_hash: hash }).first();
+    if (!row) throw unauthorized('Invalid refresh token');
+    if (row.revoked_at || row.used_at) {
+      await revokeFamily(row.family_id);
+      throw unauthorized('Invalid refresh token');
+    }
+    if (new Date(row.expires_at).getTime() < Date.now()) throw unauthorized('Expired refresh token');
+    // Marking as used with a guard makes two concurrent rotations of one token end with one winner.
+    const claimed = await db('refresh_tokens')
+      .where({ id: row.id })
+      .whereNull('used_at')
+      .update({ used_at: db.fn.now() });
+    if (claimed !== 1) {
+      await revokeFamily(row.family_id);
+      throw unauthorized('Invalid refresh token');
+    }
+    const claims = { userId: row.user_id as string, organizationId: row.organization_id as string | null };
+    return {
+      ...claims,
+      access_token: await signAccessToken(claims),
+      refresh_token: await insertRefreshToken(claims, row.family_id),
+    };
+  }
+
+  async function revokeFamily(familyId: string): Promise<void> {
+    await db('refresh_tokens')
+      .where({ family_id: familyId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: db.fn.now() });
+  }
+
+  async function revoke(refreshToken: string): Promise<void> {
+    const row = await db('refresh_tokens')
+      .where({ token_hash: hashToken(refreshToken) })
+      .first();
+    if (row) await revokeFamily(row.family_id);
+  }
+
+  async function revokeAllOfUser(userId: string): Promise<void> {
+    await db('refresh_tokens')
+      .where({ user_id: userId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: db.fn.now() });
+  }
+
+  return { signAccessToken, verifyAccessToken, issue, rotate, revoke, revokeAllOfUser };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

@@ -1,0 +1,27 @@
+import knexFactory, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import { migrateApi } from '../migrate.js';
+
+/**
+ * PGlite in memory, or the PostgreSQL named by SANDFLOW_TEST_DATABASE_URL (CI). On a
+ * shared server each call gets its own schema so suites do not see each other.
+ */
+export async function createTestDatabase(): Promise<Knex> {
+  const url = process.env.SANDFLOW_TEST_DATABASE_URL;
+  if (!url) {
+    const db = knexFactory({
+      client: ClientPgLite as unknown as typeof knexFactory.Client,
+      dialect: 'postgres',
+      connection: {},
+    });
+    await migrateApi(db);
+    return db;
+  }
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = knexFactory({ client: 'pg', connection: url });
+  await admin.raw(`CREATE SCHEMA "${schema}"`);
+  await admin.destroy();
+  const db = knexFactory({ client: 'pg', connection: url, searchPath: [schema], pool: { min: 0, max: 4 } });
+  await migrateApi(db);
+  return db;
+}

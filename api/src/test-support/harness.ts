@@ -1,0 +1,122 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import supertest from 'supertest';
+import { createApp } from '../app.js';
+import { defaultApiConfig, type ApiConfig } from '../config.js';
+import { attachRealtime } from '../realtime.js';
+import { servicesFor, type ApiDeps } from '../services/index.js';
+import type { KubeTenancy } from '../services/kube-tenancy.js';
+import { createMailer } from '../services/mailer.js';
+import { createTestDatabase } from './database.js';
+
+export interface Harness {
+  db: Knex;
+  deps: ApiDeps;
+  request: ReturnType<typeof supertest>;
+  /** A bearer access token for the user, in the given current organization. */
+  tokenFor(userId: string, organizationId?: string | null): Promise<string>;
+  /** Empties every API table (between tests of one file; the schema stays). */
+  reset(): Promise<void>;
+  /** Starts a real server on 127.0.0.1 with the realtime socket; returns its base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A recording KubeTenancy for tests that check what would reach Kubernetes. */
+export function recordingKube(): KubeTenancy & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async syncOrganization(org) {
+      calls.push(`org ${org.slug}`);
+    },
+    async syncGroup(org, group) {
+      calls.push(
+        `group ${org.slug}-${group.slug} ${group.quota.cpu}/${group.quota.memory}/${group.quota.disk}`,
+      );
+    },
+    async deleteGroup(org, group) {
+      calls.push(`delete group ${org.slug}-${group.slug}`);
+    },
+    async deleteOrganization(org) {
+      calls.push(`delete org ${org.slug}`);
+    },
+  };
+}
+
+export async function createHarness(
+  options: {
+    config?: Partial<ApiConfig>;
+    kube?: ApiDeps['kube'];
+    clusterCapacity?: ApiDeps['clusterCapacity'];
+  } = {},
+): Promise<Harness> {
+  const db = await createTestDatabase();
+  const config = defaultApiConfig({
+    rateLimit: { windowMs: 60_000, perAccount: 1000, perAddress: 1000 },
+    ...options.config,
+  });
+  const deps: ApiDeps = {
+    db,
+    kube: options.kube ?? null,
+    logger: pino({ level: process.env.DBG ? 'error' : 'silent' }),
+    mailer: createMailer({ db, from: config.mailFrom }),
+    config,
+    ...(options.clusterCapacity ? { clusterCapacity: options.clusterCapacity } : {}),
+  };
+  const app = createApp(deps);
+  let server: Server | undefined;
+  let realtime: { close(): void } | undefined;
+  return {
+    db,
+    deps,
+    request: supertest(app),
+    tokenFor: (userId, organizationId = null) =>
+      servicesFor(deps).tokens.signAccessToken({ userId, organizationId }),
+    async reset() {
+      await resetDatabase(db);
+    },
+    async listen() {
+      server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server!.once('listening', resolve));
+      realtime = attachRealtime(server, deps);
+      return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async close() {
+      realtime?.close();
+      if (server) await new Promise((resolve) => server!.close(resolve));
+      await db.destroy();
+    },
+  };
+}
+
+const API_TABLES = [
+  'users',
+  'organizations',
+  'invitations',
+  'user_tokens',
+  'refresh_tokens',
+  'outbox',
+  'platform_settings',
+  'events',
+  'notifications',
+  'feedback',
+];
+
+export async function resetDatabase(db: Knex): Promise<void> {
+  await db.raw(`TRUNCATE ${API_TABLES.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+}
+
+/** The last mail sent to an address, from the outbox. */
+export async function lastMailTo(db: Knex, to: string) {
+  return db('outbox').where({ to }).orderBy('id', 'desc').first();
+}
+
+/** The token at the end of the first link of a mail. */
+export function tokenInMail(text: string): string {
+  const match = /\/(?:verification|password)\/([\w-]+)|invite=([\w-]+)/.exec(text);
+  if (!match) throw new Error(`no token in mail: ${text}`);
+  return (match[1] ?? match[2])!;
+}
