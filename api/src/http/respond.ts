@@ -4,13 +4,11 @@ import { HttpError } from './errors.js';
 
 /** 404 for any path under /api/v0 that no route matched. */
 export const unknownRoute: RequestHandler = (req, res) => {
-  res
-    .status(404)
-    .json({
-      result: null,
-      status: 404,
-      error: { code: 'not_found', message: `no route ${req.method} ${req.path}` },
-    });
+  res.status(404).json({
+    result: null,
+    status: 404,
+    error: { code: 'not_found', message: `no route ${req.method} ${req.path}` },
+  });
 };
 
 /** Every failure becomes `{ result: null, status, error: { code, message } }`. */

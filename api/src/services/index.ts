@@ -87,7 +87,10 @@ function buildServices(deps: ApiDeps) {
       ? await db('organization_members').where({ user_id: id, organization_id: orgId }).first()
       : null;
     if (shared) return { organizationId: orgId! };
-    return caller.isSuperAdmin ? { organizationId: orgId ?? '' } : null;
+    if (!caller.isSuperAdmin) return null;
+    // The super admin acting on someone outside their current organization acts in that person's.
+    const elsewhere = await db('organization_members').where({ user_id: id }).first('organization_id');
+    return { organizationId: elsewhere?.organization_id ?? orgId ?? '' };
   }
 
   return {

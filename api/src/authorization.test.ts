@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AUTHORIZATION, ROLES, routeKey, type Role } from './authorization.js';
+import { createHarness, type Harness } from './test-support/harness.js';
+import { PNG_BYTES, createWorld, type Tenant, type World } from './test-support/world.js';
+
+/**
+ * Route × role × own/other organization → the exact status. Statuses are listed in
+ * the order of ROLES: admin (super), organization_admin, group_admin, user. The caller
+ * always belongs to organization A (the super admin has it as current organization);
+ * `other` targets organization B, where only the super admin may see anything.
+ */
+type Statuses = [number, number, number, number];
+interface Case {
+  request(
+    w: World,
+    t: Tenant,
+  ): { method: 'get' | 'post' | 'put' | 'delete'; path: string; body?: object | Buffer; type?: string };
+  own: Statuses;
+  other?: Statuses;
+}
+
+const ALL_OK: Statuses = [200, 200, 200, 200];
+const ADMINS_ONLY: Statuses = [200, 200, 403, 403];
+const SUPER_ONLY: Statuses = [200, 403, 403, 403];
+const HIDDEN: Statuses = [200, 404, 404, 404];
+
+const MATRIX: Record<string, Case> = {
+  'GET /me': { request: () => ({ method: 'get', path: '/me' }), own: ALL_OK },
+  'PUT /password': {
+    request: () => ({
+      method: 'put',
+      path: '/password',
+      body: { old_password: 'Sandflow-1', new_password: 'Sandflow-2' },
+    }),
+    own: ALL_OK,
+  },
+  'GET /invite/:token/accept': {
+    request: () => ({ method: 'get', path: `/invite/${'x'.repeat(43)}/accept` }),
+    own: [404, 404, 404, 404],
+  },
+  'GET /organization': { request: () => ({ method: 'get', path: '/organization' }), own: ALL_OK },
+  'GET /group/name': { request: () => ({ method: 'get', path: '/group/name' }), own: ALL_OK },
+  'POST /preferences/organization': {
+    request: (_w, t) => ({ method: 'post', path: '/preferences/organization', body: { name: t.org.name } }),
+    own: ALL_OK,
+    other: HIDDEN,
+  },
+  'PUT /preferences/user': {
+    request: () => ({
+      method: 'put',
+      path: '/preferences/user',
+      body: { preferences: { mail_notification: false } },
+    }),
+    own: ALL_OK,
+  },
+  'GET /notifications/new': { request: () => ({ method: 'get', path: '/notifications/new' }), own: ALL_OK },
+  'GET /tags': { request: () => ({ method: 'get', path: '/tags' }), own: ALL_OK },
+  'PUT /tags': {
+    request: () => ({ method: 'put', path: '/tags', body: { color: '#123456', label: 'x' } }),
+    own: ALL_OK,
+  },
+  'GET /contact': { request: () => ({ method: 'get', path: '/contact' }), own: ALL_OK },
+  'PUT /contact': {
+    request: () => ({ method: 'put', path: '/contact', body: { contacts: [{ name: 'n' }] } }),
+    own: ALL_OK,
+  },
+  'GET /user/:user/avatar': {
+    request: (_w, t) => ({ method: 'get', path: `/user/${t.target.id}/avatar` }),
+    own: ALL_OK,
+    other: HIDDEN,
+  },
+  // Spec 1 §6 ownership: only one's own avatar (the super admin: anyone's).
+  'PUT /user/:user/avatar': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/user/${t.target.id}/avatar`,
+      body: PNG_BYTES,
+      type: 'image/png',
+    }),
+    own: SUPER_ONLY,
+    other: HIDDEN,
+  },
+  'GET /illumina/events': {
+    request: () => ({ method: 'get', path: '/illumina/events?page=0' }),
+    own: ALL_OK,
+  },
+  'POST /feedback': {
+    request: () => ({ method: 'post', path: '/feedback', body: { subject: 's', content: 'c' } }),
+    own: ALL_OK,
+  },
+  'GET /organizations': { request: () => ({ method: 'get', path: '/organizations' }), own: ALL_OK },
+  // allow_new_organization is off in this world.
+  'POST /organizations': {
+    request: () => ({ method: 'post', path: '/organizations', body: { name: 'Gamma' } }),
+    own: [201, 403, 403, 403],
+  },
+  'PUT /organizations/:id': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/organizations/${t.org.id}`,
+      body: { name: `${t.org.name} renamed` },
+    }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'DELETE /organizations/:id': {
+    request: (_w, t) => ({ method: 'delete', path: `/organizations/${t.org.id}` }),
+    own: SUPER_ONLY,
+    other: HIDDEN,
+  },
+  'PUT /organizations/:id/admin': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/organizations/${t.org.id}/admin`,
+      body: { admins: [t.orgAdmin.id] },
+    }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'PUT /organizations/:id/algorithm': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/organizations/${t.org.id}/algorithm`,
+      body: { algorithm: 'fill_all' },
+    }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'PUT /organizations/:id/registry': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/organizations/${t.org.id}/registry`,
+      body: { registry: { use_custom: false } },
+    }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'PUT /organizations/:id/mount': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/organizations/${t.org.id}/mount`,
+      body: { mount_points: ['data'], safe_mount: true },
+    }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  // Role matrix: the organization admin's alone, not even the super admin's.
+  'PUT /organizations/:id/disable/:clusterId': {
+    request: (_w, t) => ({ method: 'put', path: `/organizations/${t.org.id}/disable/cluster-1` }),
+    own: [403, 200, 403, 403],
+    other: [403, 404, 404, 404],
+  },
+  'DELETE /organizations/:id/disable/:clusterId': {
+    request: (_w, t) => ({ method: 'delete', path: `/organizations/${t.org.id}/disable/cluster-1` }),
+    own: [403, 200, 403, 403],
+    other: [403, 404, 404, 404],
+  },
+  'GET /group': { request: () => ({ method: 'get', path: '/group' }), own: [200, 200, 200, 403] },
+  'POST /group': {
+    request: () => ({
+      method: 'post',
+      path: '/group',
+      body: { name: 'Fresh', quota: { cpu: 100, memory: 100, disk: 100 } },
+    }),
+    own: [201, 201, 403, 403],
+  },
+  'PUT /group/:id': {
+    request: (_w, t) => ({ method: 'put', path: `/group/${t.group.id}`, body: { name: 'Renamed' } }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'DELETE /group/:id': {
+    request: (_w, t) => ({ method: 'delete', path: `/group/${t.group.id}` }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'GET /admin/username': { request: () => ({ method: 'get', path: '/admin/username' }), own: ADMINS_ONLY },
+  'GET /admin/group/users': {
+    request: () => ({ method: 'get', path: '/admin/group/users' }),
+    own: [200, 200, 200, 403],
+  },
+  'GET /admin/users': { request: () => ({ method: 'get', path: '/admin/users' }), own: SUPER_ONLY },
+  'GET /admin/users/organization': {
+    request: () => ({ method: 'get', path: '/admin/users/organization' }),
+    own: ADMINS_ONLY,
+  },
+  'PUT /user/:id/quota': {
+    request: (_w, t) => ({
+      method: 'put',
+      path: `/user/${t.target.id}/quota`,
+      body: { quota: { group: t.group.id, cpu: 100, memory: 100, disk: 100 }, uid: 2000 },
+    }),
+    own: [200, 200, 200, 403],
+    other: HIDDEN,
+  },
+  'POST /invite': {
+    request: () => ({ method: 'post', path: '/invite', body: { users: 'new@example.test' } }),
+    own: [201, 201, 403, 403],
+  },
+  'DELETE /user/:id': {
+    request: (_w, t) => ({ method: 'delete', path: `/user/${t.target.id}` }),
+    own: SUPER_ONLY,
+    other: HIDDEN,
+  },
+  'DELETE /user/:id/group/:group': {
+    request: (_w, t) => ({ method: 'delete', path: `/user/${t.target.id}/group/${t.group.id}` }),
+    own: [200, 200, 200, 403],
+    other: HIDDEN,
+  },
+  'DELETE /user/:id/organization/:organization': {
+    request: (_w, t) => ({ method: 'delete', path: `/user/${t.target.id}/organization/${t.org.id}` }),
+    own: ADMINS_ONLY,
+    other: HIDDEN,
+  },
+  'GET /illumina/configuration': {
+    request: () => ({ method: 'get', path: '/illumina/configuration' }),
+    own: SUPER_ONLY,
+  },
+  'POST /illumina/configuration': {
+    request: () => ({
+      method: 'post',
+      path: '/illumina/configuration',
+      body: { allow_new_organization: false },
+    }),
+    own: SUPER_ONLY,
+  },
+};
+
+const callerOf = (w: World, role: Role) =>
+  ({ admin: w.superAdmin, organization_admin: w.a.orgAdmin, group_admin: w.a.groupAdmin, user: w.a.user })[
+    role
+  ];
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+}, 60_000);
+beforeEach(() => h.reset());
+afterAll(() => h.close());
+
+describe('the authorization table', () => {
+  it('covers every signed-in route of the table, and only those', () => {
+    const guarded = Object.entries(AUTHORIZATION)
+      .filter(([, rule]) => rule.access !== 'public')
+      .map(([key]) => key);
+    expect(Object.keys(MATRIX).sort()).toEqual(guarded.sort());
+  });
+
+  const cases = Object.entries(MATRIX).flatMap(([key, c]) =>
+    (['own', 'other'] as const).flatMap((side) => {
+      const statuses = side === 'own' ? c.own : c.other;
+      return statuses ? ROLES.map((role, i) => ({ key, side, role, expected: statuses[i]!, c })) : [];
+    }),
+  );
+
+  it.each(cases)(
+    '$key as $role on $side organization → $expected',
+    async ({ key, side, role, expected, c }) => {
+      const w = await createWorld(h.db);
+      await h.db('platform_settings').insert({ key: 'allow_new_organization', value: 'false' });
+      const { method, path, body, type } = c.request(w, side === 'own' ? w.a : w.b);
+      expect(routeKey(method, key.split(' ')[1]!)).toBe(key);
+      const token = await h.tokenFor(callerOf(w, role).id, w.a.org.id);
+      let req = h.request[method](`/api/v0${path}`).set('Authorization', `Bearer ${token}`);
+      if (type) req = req.type(type);
+      const res = await (body ? req.send(body) : req);
+      expect({ status: res.status, error: res.body.error }).toMatchObject({ status: expected });
+    },
+  );
+
+  it.each(Object.keys(MATRIX))('%s refuses a caller without a session with 401', async (key) => {
+    const w = await createWorld(h.db);
+    const { method, path } = MATRIX[key]!.request(w, w.a);
+    expect((await h.request[method](`/api/v0${path}`)).status).toBe(401);
+  });
+});
