@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition, loadAllYaml } from '@kubernetes/client-node';
 
 /** Every CustomResourceDefinition in the YAML files of a folder. */
 export function readCrds(dir: string): V1CustomResourceDefinition[] {
@@ -9,9 +8,15 @@ export function readCrds(dir: string): V1CustomResourceDefinition[] {
   const out: V1CustomResourceDefinition[] = [];
   for (const file of fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
     const full = path.join(dir, file);
-    for (const doc of parseAllDocuments(fs.readFileSync(full, 'utf8'))) {
-      if (doc.errors.length) throw new Error(`${full}: ${doc.errors[0]!.message}`);
-      const obj = doc.toJS() as V1CustomResourceDefinition | null;
+    // loadAllYaml deserializes into client-node's models (e.g. `enum` → `_enum`), which
+    // is the shape the typed API client serializes back faithfully.
+    let docs: unknown[];
+    try {
+      docs = loadAllYaml(fs.readFileSync(full, 'utf8'));
+    } catch (e) {
+      throw new Error(`${full} is not valid YAML`, { cause: e });
+    }
+    for (const obj of docs as (V1CustomResourceDefinition | null)[]) {
       if (obj?.kind === 'CustomResourceDefinition') out.push(obj);
     }
   }

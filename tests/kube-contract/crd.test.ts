@@ -40,9 +40,9 @@ const widgetCrd: V1CustomResourceDefinition = {
                 required: ['size'],
                 properties: {
                   size: { type: 'integer', minimum: 1, maximum: 10 },
-                  color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
+                  color: { type: 'string', _enum: ['red', 'blue'], _default: 'red' },
                   name: { type: 'string', pattern: '^[A-Za-z0-9_]+$' },
-                  free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  free: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
                 },
               },
               status: { type: 'object', properties: { phase: { type: 'string' } } },

@@ -70,7 +70,8 @@ describe.skipIf(!present)('kubectl against the API', () => {
   it('applies the sample manifests and shows printer columns', async () => {
     const samples = path.join(repo, 'config/samples');
     if (!fs.existsSync(samples)) return;
-    await kubectl('apply', '-f', path.join(repo, 'crds'));
+    const crdFiles = fs.readdirSync(path.join(repo, 'crds')).filter((f) => f.endsWith('.yaml'));
+    await kubectl('apply', ...crdFiles.flatMap((f) => ['-f', path.join(repo, 'crds', f)]));
     const out = await kubectl('apply', '-f', samples);
     expect(out).toMatch(/created|configured|unchanged/);
     expect(await kubectl('apply', '-f', samples)).not.toMatch(/ configured| created/);

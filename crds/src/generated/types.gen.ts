@@ -599,7 +599,6 @@ export interface RunStatus {
       y?: number;
       /**
        * When true a failure of this sandbox does not fail the run and its successors still run.
-       * @default false
        */
       continueOnFail?: boolean;
       /**
@@ -1082,17 +1081,14 @@ export interface SessionSpec {
     start: string;
     /**
      * Repeat the run.
-     * @default false
      */
     periodic?: boolean;
     /**
      * Unit of the period.
-     * @default "daily"
      */
     periodicLabel?: "minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly";
     /**
      * Number of units between runs.
-     * @default 1
      * minimum: 0
      */
     periodicValue?: number;
@@ -1116,7 +1112,6 @@ export interface SessionSpec {
     expect?: string;
     /**
      * Poll periodically.
-     * @default false
      */
     periodic?: boolean;
     /**
@@ -1389,7 +1384,6 @@ export interface WorkflowSpec {
     y?: number;
     /**
      * When true a failure of this sandbox does not fail the run and its successors still run.
-     * @default false
      */
     continueOnFail?: boolean;
     /**
@@ -1441,7 +1435,6 @@ export interface WorkflowSpec {
     to: string;
     /**
      * Kind of arrow.
-     * @default "single"
      */
     type?: "single" | "multi" | "switchInput" | "switchOutput" | "start";
     /**
@@ -1462,7 +1455,6 @@ export interface WorkflowSpec {
     instanceInput?: string;
     /**
      * For multi edges: lines or files handed to each instance; without instanceInput, the number of parallel instances.
-     * @default 1
      * minimum: 1
      */
     instanceNumber?: number;

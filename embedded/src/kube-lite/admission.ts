@@ -28,6 +28,12 @@ export function schemaFor(r: ResourceInfo, version: string): JSONSchemaProps | u
 export function checkEnvelope(r: ResourceInfo, version: string, body: unknown): KubeObject {
   if (!isPlainObject(body)) throw badRequest('the request body must be a JSON or YAML object');
   const expected = apiVersionOf(r, version);
+  // Typed endpoints default a missing apiVersion/kind from the URL; custom resources,
+  // decoded as unstructured, must carry them (as in kube-apiserver).
+  if (!r.custom) {
+    if (body.kind === undefined || body.kind === '') body.kind = r.kind;
+    if (body.apiVersion === undefined || body.apiVersion === '') body.apiVersion = expected;
+  }
   if (body.kind === undefined || body.kind === '')
     throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body).slice(0, 200)}'`);
   if (body.apiVersion === undefined || body.apiVersion === '')

@@ -42,9 +42,7 @@ export function validateCrd(crd: KubeObject): FieldError[] {
     const schema = (v.schema as { openAPIV3Schema?: unknown } | undefined)?.openAPIV3Schema;
     if (!isPlainObject(schema)) errors.push(req(`spec.versions[${i}].schema.openAPIV3Schema`));
     else {
-      for (const e of validateStructural(schema)) {
-        errors.push({ ...e, field: `spec.versions[${i}].schema.openAPIV3Schema${e.field ? `.${e.field}` : ''}` });
-      }
+      errors.push(...validateStructural(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
     }
   });
   return errors;

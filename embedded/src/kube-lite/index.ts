@@ -46,6 +46,7 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
   const storage = new RestStorage(store, registry, log);
   storage.registerStoredCrds();
   await ensureDefaultNamespaces(storage, registry);
+  store.startWatchHistory();
 
   const token = loadOrCreateToken(options.dataDir);
   const host = options.host ?? '127.0.0.1';

@@ -18,7 +18,7 @@ async function boot() {
 }
 
 describe('kube-lite restart', () => {
-  it('keeps objects, resourceVersions and the token across a restart', async () => {
+  it('keeps objects, resourceVersions and the token across a restart', { timeout: 120_000 }, async () => {
     const first = await boot();
     const ns = `restart-${Date.now()}`;
     await first.core.createNamespace({ body: { metadata: { name: ns } } });

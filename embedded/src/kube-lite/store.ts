@@ -55,6 +55,15 @@ export class ObjectStore {
     this._rv = resourceVersion;
   }
 
+  /**
+   * Forget the event log: watches can resume only from now on. Called once the server
+   * starts serving, like kube-apiserver's watch cache that begins at its initial list.
+   */
+  startWatchHistory(): void {
+    this.log = [];
+    this.logStart = 0;
+  }
+
   get(resource: string, namespace: string, name: string): KubeObject | undefined {
     return this.objects.get(resource)?.get(objectKey(namespace, name));
   }

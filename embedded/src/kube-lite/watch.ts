@@ -35,6 +35,8 @@ export function serveWatch(
   w: WatchRequest,
 ): void {
   res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+  // Clients wait for the response headers before they go on; send them now, not with the first event.
+  res.flushHeaders();
   const key = resourceKey(w.r);
   const render = (o: KubeObject) =>
     w.table ? toTable(w.r, w.version, [o], { resourceVersion: o.metadata.resourceVersion! }, w.includeObject) : storage.view(w.r, w.version, o);
