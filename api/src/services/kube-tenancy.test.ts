@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../test-support/database.js';
+import { createUser } from '../test-support/fixtures.js';
+import { createHarness, type Harness } from '../test-support/harness.js';
+import {
+  createKubeTenancy,
+  groupNamespace,
+  organizationNamespace,
+  resourceQuotaHard,
+  type KubeTenancy,
+} from './kube-tenancy.js';
+
+const SUFFIXES: Record<string, number> = {
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+/** The value of a Kubernetes quantity such as 500m, 2, 4096Mi or 4Gi. */
+function quantity(text: string): number {
+  const match = /^([0-9.]+)([a-zA-Z]*)$/.exec(text);
+  if (!match || !(match[2]! in SUFFIXES)) throw new Error(`unexpected quantity ${text}`);
+  return Number(match[1]) * SUFFIXES[match[2]!]!;
+}
+
+// kube-lite is another workspace's; the API reaches it only through the Kubernetes API.
+const KUBE_LITE = fileURLToPath(new URL('../../../embedded/src/kube-lite/index.ts', import.meta.url));
+
+describe('resourceQuotaHard', () => {
+  it('writes the spec units as Kubernetes quantities', () => {
+    expect(resourceQuotaHard({ cpu: 1500, memory: 2048, disk: 10240 })).toEqual({
+      'requests.cpu': '1500m',
+      'requests.memory': '2048Mi',
+      'requests.ephemeral-storage': '10240Mi',
+    });
+  });
+});
+
+describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => {
+  let db: Knex;
+  let kubeLite: { url: string; token: string; caCert: string; close(): Promise<void> };
+  let core: CoreV1Api;
+  let tenancy: KubeTenancy;
+  let api: Harness;
+  const org = { id: '11111111-1111-4111-8111-111111111111', slug: 'acme' };
+  const group = {
+    id: '22222222-2222-4222-8222-222222222222',
+    slug: 'research',
+    quota: { cpu: 2000, memory: 4096, disk: 8192 },
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const { startKubeLite } = (await import(
+      KUBE_LITE
+    )) as typeof import('../../../embedded/src/kube-lite/index.js');
+    kubeLite = await startKubeLite({ db, port: 0, host: '127.0.0.1' });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [
+        { name: 'kube-lite', server: kubeLite.url, caData: Buffer.from(kubeLite.caCert).toString('base64') },
+      ],
+      users: [{ name: 'sandflow', token: kubeLite.token }],
+      contexts: [{ name: 'kube-lite', cluster: 'kube-lite', user: 'sandflow' }],
+      currentContext: 'kube-lite',
+    });
+    core = kubeConfig.makeApiClient(CoreV1Api);
+    tenancy = createKubeTenancy(kubeConfig);
+    api = await createHarness({ kube: kubeConfig });
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.close();
+    await kubeLite?.close();
+    await db?.destroy();
+  });
+
+  const gone = async (name: string) => {
+    try {
+      const ns = await core.readNamespace({ name });
+      return ns.status?.phase === 'Terminating' || !!ns.metadata?.deletionTimestamp;
+    } catch (error) {
+      return (error as { code?: number }).code === 404;
+    }
+  };
+
+  it('creates the organization and group namespaces with labels and a ResourceQuota, idempotently', async () => {
+    await tenancy.syncOrganization(org);
+    await tenancy.syncOrganization(org);
+    await tenancy.syncGroup(org, group);
+    await tenancy.syncGroup(org, group);
+
+    const orgNs = await core.readNamespace({ name: organizationNamespace(org) });
+    expect(orgNs.metadata?.labels).toMatchObject({ 'sandflow.io/organization': org.id });
+    const groupNs = await core.readNamespace({ name: groupNamespace(org, group) });
+    expect(groupNs.metadata?.labels).toMatchObject({
+      'sandflow.io/organization': org.id,
+      'sandflow.io/group': group.id,
+    });
+    const quotas = await core.listNamespacedResourceQuota({ namespace: 'sf-acme-research' });
+    expect(quotas.items).toHaveLength(1);
+    // A real apiserver canonicalizes quantities (2000m → 2, 4096Mi → 4Gi); compare values.
+    const hard = quotas.items[0]!.spec?.hard ?? {};
+    expect(Object.fromEntries(Object.entries(hard).map(([k, v]) => [k, quantity(v)]))).toEqual({
+      'requests.cpu': 2,
+      'requests.memory': 4 * 2 ** 30,
+      'requests.ephemeral-storage': 8 * 2 ** 30,
+    });
+  });
+
+  it('updates the ResourceQuota when the group quota changes', async () => {
+    await tenancy.syncGroup(org, { ...group, quota: { cpu: 500, memory: 1024, disk: 1024 } });
+    const quota = (await core.listNamespacedResourceQuota({ namespace: 'sf-acme-research' })).items[0]!;
+    expect(quantity(quota.spec!.hard!['requests.cpu']!)).toBe(0.5);
+  });
+
+  it('deletes a group namespace, then every namespace of the organization', async () => {
+    await tenancy.syncGroup(org, {
+      id: '33333333-3333-4333-8333-333333333333',
+      slug: 'ops',
+      quota: group.quota,
+    });
+    await tenancy.deleteGroup(org, { slug: 'ops' });
+    expect(await gone('sf-acme-ops')).toBe(true);
+    await tenancy.deleteOrganization(org);
+    expect(await gone('sf-acme')).toBe(true);
+    expect(await gone('sf-acme-research')).toBe(true);
+    // Deleting again is fine.
+    await tenancy.deleteOrganization(org);
+  });
+
+  it('the API creates the namespaces as organizations and groups are created', async () => {
+    const admin = await createUser(api.db, { is_super_admin: true });
+    const auth = `Bearer ${await api.tokenFor(admin.id)}`;
+    const org = await api.request
+      .post('/api/v0/organizations')
+      .set('Authorization', auth)
+      .send({ name: 'Initech', quota: { cpu: 4000, memory: 4096, disk: 4096 } });
+    expect(org.status).toBe(201);
+    const orgAuth = `Bearer ${await api.tokenFor(admin.id, org.body.result.id)}`;
+    const group = await api.request
+      .post('/api/v0/group')
+      .set('Authorization', orgAuth)
+      .send({ name: 'TPS', quota: { cpu: 1000, memory: 1024, disk: 1024 } });
+    expect(group.status).toBe(201);
+    const ns = await core.readNamespace({ name: 'sf-initech-tps' });
+    expect(ns.metadata?.labels?.['sandflow.io/group']).toBe(group.body.result.id);
+    await api.request
+      .delete(`/api/v0/organizations/${org.body.result.id}?purge=true`)
+      .set('Authorization', auth)
+      .expect(200);
+    expect(await gone('sf-initech')).toBe(true);
+    expect(await gone('sf-initech-tps')).toBe(true);
+  });
+});
