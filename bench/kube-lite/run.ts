@@ -21,11 +21,14 @@ const headers = { Authorization: `Bearer ${kube.token}`, 'Content-Type': 'applic
 
 function request(method: string, p: string, body?: unknown): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname: url.hostname, port: url.port, path: p, method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      { hostname: url.hostname, port: url.port, path: p, method, headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -36,8 +39,17 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
-const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { app: 'bench' } }, data: { key: 'value', n: name } });
+await request('POST', '/api/v1/namespaces', {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'bench' },
+});
+const cm = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, labels: { app: 'bench' } },
+  data: { key: 'value', n: name },
+});
 
 // 1. creates
 let next = 0;
@@ -52,7 +64,9 @@ await Promise.all(
   }),
 );
 const createSeconds = (performance.now() - t0) / 1000;
-console.log(`creates: ${CREATES} in ${createSeconds.toFixed(2)} s = ${(CREATES / createSeconds).toFixed(0)} creates/s (${CONCURRENCY} in flight)`);
+console.log(
+  `creates: ${CREATES} in ${createSeconds.toFixed(2)} s = ${(CREATES / createSeconds).toFixed(0)} creates/s (${CONCURRENCY} in flight)`,
+);
 
 // 2. list of everything
 const listTimes: number[] = [];
@@ -60,12 +74,19 @@ for (let i = 0; i < 7; i++) {
   const s = performance.now();
   const res = await request('GET', '/api/v1/namespaces/bench/configmaps');
   listTimes.push(performance.now() - s);
-  if (JSON.parse(res.text).items.length !== CREATES) throw new Error('list returned the wrong number of items');
+  if (JSON.parse(res.text).items.length !== CREATES)
+    throw new Error('list returned the wrong number of items');
 }
-console.log(`list of ${CREATES}: median ${percentile(listTimes, 50).toFixed(1)} ms, min ${Math.min(...listTimes).toFixed(1)} ms`);
+console.log(
+  `list of ${CREATES}: median ${percentile(listTimes, 50).toFixed(1)} ms, min ${Math.min(...listTimes).toFixed(1)} ms`,
+);
 
 // 3. watch delivery
-await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+await request('POST', '/api/v1/namespaces', {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'watched' },
+});
 const sentAt = new Map<string, number>();
 const latencies: number[] = [];
 const watchAgent = new http.Agent({ keepAlive: true, maxSockets: WATCHERS + 1 });
@@ -74,7 +95,13 @@ let ready = 0;
 await new Promise<void>((resolve) => {
   for (let w = 0; w < WATCHERS; w++) {
     const req = http.get(
-      { hostname: url.hostname, port: url.port, path: '/api/v1/namespaces/watched/configmaps?watch=true&resourceVersion=0', headers, agent: watchAgent },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: '/api/v1/namespaces/watched/configmaps?watch=true&resourceVersion=0',
+        headers,
+        agent: watchAgent,
+      },
       (res) => {
         if (++ready === WATCHERS) resolve();
         let buf = '';
@@ -101,7 +128,8 @@ for (let i = 0; i < WATCH_EVENTS; i++) {
   await request('POST', '/api/v1/namespaces/watched/configmaps', cm(name));
 }
 const deadline = Date.now() + 10_000;
-while (latencies.length < WATCHERS * WATCH_EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+while (latencies.length < WATCHERS * WATCH_EVENTS && Date.now() < deadline)
+  await new Promise((r) => setTimeout(r, 20));
 console.log(
   `watch: ${WATCHERS} watchers x ${WATCH_EVENTS} events, delivered ${latencies.length}; ` +
     `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (from create sent to event read)`,

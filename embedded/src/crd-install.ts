@@ -1,12 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition, loadAllYaml } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  type KubeConfig,
+  type V1CustomResourceDefinition,
+  loadAllYaml,
+} from '@kubernetes/client-node';
 
 /** Every CustomResourceDefinition in the YAML files of a folder. */
 export function readCrds(dir: string): V1CustomResourceDefinition[] {
   if (!fs.existsSync(dir)) return [];
   const out: V1CustomResourceDefinition[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()) {
     const full = path.join(dir, file);
     // loadAllYaml deserializes into client-node's models (e.g. `enum` → `_enum`), which
     // is the shape the typed API client serializes back faithfully.

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   const kc = new KubeConfig();
   if (config.kubeconfig) {
     kc.loadFromFile(config.kubeconfig);
-    log.info({ kubeconfig: config.kubeconfig, server: kc.getCurrentCluster()?.server }, 'using an existing cluster');
+    log.info(
+      { kubeconfig: config.kubeconfig, server: kc.getCurrentCluster()?.server },
+      'using an existing cluster',
+    );
   } else {
     kubeLite = await startKubeLite({ db, port: config.kubePort, dataDir: config.dataDir, logger: log });
     kc.loadFromFile(kubeLite.kubeconfigPath!);
@@ -44,7 +47,10 @@ async function main(): Promise<void> {
       if (!ready) throw new Error('shutting down');
       res.type('text/plain').send('ok');
     } catch (e) {
-      res.status(503).type('text/plain').send(`not ready: ${(e as Error).message}`);
+      res
+        .status(503)
+        .type('text/plain')
+        .send(`not ready: ${(e as Error).message}`);
     }
   });
   // The console's built assets; until the console issue lands, a page saying so.

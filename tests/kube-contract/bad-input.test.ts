@@ -17,10 +17,34 @@ const json = { 'Content-Type': 'application/json' };
 describe('bad input gets a Status error and changes nothing', () => {
   it.each([
     ['malformed JSON', '{"apiVersion": "v1", "kind": ', json, 400, 'BadRequest'],
-    ['malformed YAML', 'apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed', { 'Content-Type': 'application/yaml' }, 400, 'BadRequest'],
-    ['wrong apiVersion', JSON.stringify({ apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'x' } }), json, 400, 'BadRequest'],
-    ['wrong kind', JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }), json, 400, 'BadRequest'],
-    ['a name that is not DNS-1123', JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }), json, 422, 'Invalid'],
+    [
+      'malformed YAML',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed',
+      { 'Content-Type': 'application/yaml' },
+      400,
+      'BadRequest',
+    ],
+    [
+      'wrong apiVersion',
+      JSON.stringify({ apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'x' } }),
+      json,
+      400,
+      'BadRequest',
+    ],
+    [
+      'wrong kind',
+      JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }),
+      json,
+      400,
+      'BadRequest',
+    ],
+    [
+      'a name that is not DNS-1123',
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }),
+      json,
+      422,
+      'Invalid',
+    ],
   ])('%s', async (_label, body, headers, status, reason) => {
     const before = await core.listNamespacedConfigMap({ namespace });
     const res = await rawRequest(kc, 'POST', base, body, headers);
@@ -34,7 +58,12 @@ describe('bad input gets a Status error and changes nothing', () => {
   });
 
   it('refuses a body over 3 MiB with RequestEntityTooLarge and keeps serving', async () => {
-    const big = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { blob: 'x'.repeat(3 * 1024 * 1024 + 10) } });
+    const big = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'big' },
+      data: { blob: 'x'.repeat(3 * 1024 * 1024 + 10) },
+    });
     const res = await rawRequest(kc, 'POST', base, big, json);
     expect(res.status).toBe(413);
     expect(res.json().reason).toBe('RequestEntityTooLarge');
@@ -53,7 +82,9 @@ describe('bad input gets a Status error and changes nothing', () => {
     if (server.protocol !== 'http:') return; // a real server also accepts client certificates; kube-lite only tokens
     const res = await fetch(`${server.origin}/api/v1/namespaces`);
     expect(res.status).toBe(401);
-    const wrong = await fetch(`${server.origin}/api/v1/namespaces`, { headers: { Authorization: 'Bearer wrong' } });
+    const wrong = await fetch(`${server.origin}/api/v1/namespaces`, {
+      headers: { Authorization: 'Bearer wrong' },
+    });
     expect(wrong.status).toBe(401);
   });
 
@@ -62,7 +93,13 @@ describe('bad input gets a Status error and changes nothing', () => {
       kc,
       'POST',
       `${base}?fieldValidation=Strict`,
-      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'strict' }, data: {}, bogus: 1 }),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'strict' },
+        data: {},
+        bogus: 1,
+      }),
       json,
     );
     expect(res.status).toBe(400);

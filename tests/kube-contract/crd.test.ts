@@ -6,7 +6,14 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, expectStatus, freshNamespace, kubeConfig, rawRequest, uniqueName } from '../support/kube.js';
+import {
+  eventually,
+  expectStatus,
+  freshNamespace,
+  kubeConfig,
+  rawRequest,
+  uniqueName,
+} from '../support/kube.js';
 
 const kc = kubeConfig();
 const ext = kc.makeApiClient(ApiextensionsV1Api);
@@ -54,18 +61,33 @@ const widgetCrd: V1CustomResourceDefinition = {
   },
 };
 
-const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${group}/${version}`, kind: 'Widget', metadata: { name }, spec });
-const create = (body: unknown) => objects.createNamespacedCustomObject({ group, version, namespace, plural, body }) as Promise<Record<string, any>>;
-const get = (name: string) => objects.getNamespacedCustomObject({ group, version, namespace, plural, name }) as Promise<Record<string, any>>;
+const widget = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: `${group}/${version}`,
+  kind: 'Widget',
+  metadata: { name },
+  spec,
+});
+const create = (body: unknown) =>
+  objects.createNamespacedCustomObject({ group, version, namespace, plural, body }) as Promise<
+    Record<string, any>
+  >;
+const get = (name: string) =>
+  objects.getNamespacedCustomObject({ group, version, namespace, plural, name }) as Promise<
+    Record<string, any>
+  >;
 
 beforeAll(async () => {
   namespace = await freshNamespace(kc, 'crd');
   await ext.createCustomResourceDefinition({ body: widgetCrd }).catch(() => undefined);
-  await eventually(async () => {
-    const crd = await ext.readCustomResourceDefinition({ name: `${plural}.${group}` });
-    expect(crd.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
-    await objects.listNamespacedCustomObject({ group, version, namespace, plural });
-  }, 20_000, 200);
+  await eventually(
+    async () => {
+      const crd = await ext.readCustomResourceDefinition({ name: `${plural}.${group}` });
+      expect(crd.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
+      await objects.listNamespacedCustomObject({ group, version, namespace, plural });
+    },
+    20_000,
+    200,
+  );
 });
 
 afterAll(async () => {
@@ -80,18 +102,26 @@ describe('custom resources', () => {
   });
 
   it('applies defaults and prunes unknown fields (but keeps preserved ones)', async () => {
-    const created = await create(widget('defaults', { size: 3, bogus: true, free: { anything: { goes: 1 } } }));
+    const created = await create(
+      widget('defaults', { size: 3, bogus: true, free: { anything: { goes: 1 } } }),
+    );
     expect(created.spec).toEqual({ size: 3, color: 'red', free: { anything: { goes: 1 } } });
     expect(created.metadata.generation).toBe(1);
   });
 
   it('rejects invalid objects with 422 naming each bad field', async () => {
-    const s = await expectStatus(create(widget('bad', { size: 0, color: 'green', name: 'has space' })), 422, 'Invalid');
+    const s = await expectStatus(
+      create(widget('bad', { size: 0, color: 'green', name: 'has space' })),
+      422,
+      'Invalid',
+    );
     const fields = s.details!.causes!.map((c) => c.field).sort();
     expect(fields).toEqual(['spec.color', 'spec.name', 'spec.size']);
     expect(s.message).toContain('Widget.contract.sandflow.io "bad" is invalid');
     const missing = await expectStatus(create(widget('bad2', {})), 422, 'Invalid');
-    expect(missing.details!.causes).toEqual([expect.objectContaining({ field: 'spec.size', reason: 'FieldValueRequired' })]);
+    expect(missing.details!.causes).toEqual([
+      expect.objectContaining({ field: 'spec.size', reason: 'FieldValueRequired' }),
+    ]);
     await expectStatus(get('bad'), 404, 'NotFound');
   });
 
@@ -99,13 +129,21 @@ describe('custom resources', () => {
     const created = await create({ ...widget('status', { size: 2 }), status: { phase: 'Ignored' } });
     expect(created.status).toBeUndefined();
     const withStatus = (await objects.replaceNamespacedCustomObjectStatus({
-      group, version, namespace, plural, name: 'status',
+      group,
+      version,
+      namespace,
+      plural,
+      name: 'status',
       body: { ...created, spec: { size: 9 }, status: { phase: 'Ready' } },
     })) as Record<string, any>;
     expect(withStatus.status).toEqual({ phase: 'Ready' });
     expect(withStatus.spec.size).toBe(2);
     const mainUpdate = (await objects.replaceNamespacedCustomObject({
-      group, version, namespace, plural, name: 'status',
+      group,
+      version,
+      namespace,
+      plural,
+      name: 'status',
       body: { ...withStatus, spec: { size: 4, color: 'blue' }, status: { phase: 'Overwritten' } },
     })) as Record<string, any>;
     expect(mainUpdate.status).toEqual({ phase: 'Ready' });
@@ -165,10 +203,14 @@ describe('custom resources', () => {
     await ext.createCustomResourceDefinition({ body: crd });
     await eventually(() => fetchJson(`/apis/${tmpGroup}/${version}`), 20_000, 200);
     await ext.deleteCustomResourceDefinition({ name: `gadgets.${tmpGroup}` });
-    await eventually(async () => {
-      const groups = await fetchJson('/apis');
-      expect(groups.groups.map((g: { name: string }) => g.name)).not.toContain(tmpGroup);
-    }, 30_000, 200);
+    await eventually(
+      async () => {
+        const groups = await fetchJson('/apis');
+        expect(groups.groups.map((g: { name: string }) => g.name)).not.toContain(tmpGroup);
+      },
+      30_000,
+      200,
+    );
   });
 });
 

@@ -1,4 +1,10 @@
-import { CoreV1Api, CoordinationV1Api, PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CoordinationV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1ConfigMap,
+} from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectStatus, freshNamespace, kubeConfig, uniqueName } from '../support/kube.js';
 
@@ -6,7 +12,11 @@ const kc = kubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
 let namespace: string;
 
-const configMap = (name: string, data: Record<string, string> = { a: '1' }, labels?: Record<string, string>): V1ConfigMap => ({
+const configMap = (
+  name: string,
+  data: Record<string, string> = { a: '1' },
+  labels?: Record<string, string>,
+): V1ConfigMap => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name, ...(labels ? { labels } : {}) },
@@ -38,14 +48,26 @@ describe('create, read, update, delete', () => {
 
   it('refuses a duplicate name with AlreadyExists', async () => {
     await core.createNamespacedConfigMap({ namespace, body: configMap('dup') });
-    const status = await expectStatus(core.createNamespacedConfigMap({ namespace, body: configMap('dup') }), 409, 'AlreadyExists');
+    const status = await expectStatus(
+      core.createNamespacedConfigMap({ namespace, body: configMap('dup') }),
+      409,
+      'AlreadyExists',
+    );
     expect(status.message).toBe('configmaps "dup" already exists');
   });
 
   it('answers NotFound for a missing object and a missing namespace', async () => {
-    const s = await expectStatus(core.readNamespacedConfigMap({ name: 'missing', namespace }), 404, 'NotFound');
+    const s = await expectStatus(
+      core.readNamespacedConfigMap({ name: 'missing', namespace }),
+      404,
+      'NotFound',
+    );
     expect(s.message).toBe('configmaps "missing" not found');
-    await expectStatus(core.createNamespacedConfigMap({ namespace: uniqueName('nope'), body: configMap('x') }), 404, 'NotFound');
+    await expectStatus(
+      core.createNamespacedConfigMap({ namespace: uniqueName('nope'), body: configMap('x') }),
+      404,
+      'NotFound',
+    );
   });
 
   it('updates with the current resourceVersion and refuses a stale one with Conflict', async () => {
@@ -56,9 +78,15 @@ describe('create, read, update, delete', () => {
       body: { ...created, data: { a: '2' } },
     });
     expect(updated.data).toEqual({ a: '2' });
-    expect(Number(updated.metadata!.resourceVersion)).toBeGreaterThan(Number(created.metadata!.resourceVersion));
+    expect(Number(updated.metadata!.resourceVersion)).toBeGreaterThan(
+      Number(created.metadata!.resourceVersion),
+    );
     const s = await expectStatus(
-      core.replaceNamespacedConfigMap({ name: 'versioned', namespace, body: { ...created, data: { a: '3' } } }),
+      core.replaceNamespacedConfigMap({
+        name: 'versioned',
+        namespace,
+        body: { ...created, data: { a: '3' } },
+      }),
       409,
       'Conflict',
     );
@@ -72,7 +100,10 @@ describe('create, read, update, delete', () => {
   ])('applies a %s', async (_label, strategy, body, expected) => {
     const name = uniqueName('patch');
     await core.createNamespacedConfigMap({ namespace, body: configMap(name) });
-    const patched = await core.patchNamespacedConfigMap({ name, namespace, body }, setHeaderOptions('Content-Type', strategy));
+    const patched = await core.patchNamespacedConfigMap(
+      { name, namespace, body },
+      setHeaderOptions('Content-Type', strategy),
+    );
     expect(patched.data).toEqual(expected);
   });
 
@@ -84,7 +115,10 @@ describe('create, read, update, delete', () => {
 
   it('keeps one resourceVersion sequence across kinds', async () => {
     const a = await core.createNamespacedConfigMap({ namespace, body: configMap(uniqueName('seq')) });
-    const b = await core.createNamespacedSecret({ namespace, body: { metadata: { name: uniqueName('seq') }, stringData: { k: 'v' } } });
+    const b = await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: uniqueName('seq') }, stringData: { k: 'v' } },
+    });
     expect(Number(b.metadata!.resourceVersion)).toBeGreaterThan(Number(a.metadata!.resourceVersion));
     expect(b.data).toEqual({ k: Buffer.from('v').toString('base64') });
   });
@@ -102,7 +136,11 @@ describe('create, read, update, delete', () => {
     });
     expect(renewed.spec?.leaseTransitions).toBe(1);
     await expectStatus(
-      leases.replaceNamespacedLease({ name: 'leader', namespace, body: { ...lease, spec: { holderIdentity: 'b' } } }),
+      leases.replaceNamespacedLease({
+        name: 'leader',
+        namespace,
+        body: { ...lease, spec: { holderIdentity: 'b' } },
+      }),
       409,
       'Conflict',
     );
@@ -142,7 +180,11 @@ describe('list, selectors and pagination', () => {
   });
 
   it('refuses an unsupported field selector', async () => {
-    await expectStatus(core.listNamespacedConfigMap({ namespace: ns, fieldSelector: 'data.i=3' }), 400, 'BadRequest');
+    await expectStatus(
+      core.listNamespacedConfigMap({ namespace: ns, fieldSelector: 'data.i=3' }),
+      400,
+      'BadRequest',
+    );
   });
 
   it('pages with limit and continue, covering every item once', async () => {
@@ -150,7 +192,11 @@ describe('list, selectors and pagination', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await core.listNamespacedConfigMap({ namespace: ns, limit: 3, ...(token ? { _continue: token } : {}) });
+      const page = await core.listNamespacedConfigMap({
+        namespace: ns,
+        limit: 3,
+        ...(token ? { _continue: token } : {}),
+      });
       seen.push(...page.items.map((i) => i.metadata!.name!));
       token = page.metadata?._continue || undefined;
       pages++;

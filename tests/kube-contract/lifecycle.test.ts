@@ -16,19 +16,31 @@ async function owned(owner: V1ConfigMap, name: string) {
     body: {
       metadata: {
         name,
-        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata!.name!, uid: owner.metadata!.uid!, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: owner.metadata!.name!,
+            uid: owner.metadata!.uid!,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
       data: {},
     },
   });
 }
 
-const gone = (name: string) => eventually(() => expectStatus(core.readNamespacedConfigMap({ name, namespace }), 404));
+const gone = (name: string) =>
+  eventually(() => expectStatus(core.readNamespacedConfigMap({ name, namespace }), 404));
 
 describe('finalizers', () => {
   it('keeps an object with finalizers until they are removed', async () => {
     const name = uniqueName('fin');
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, finalizers: ['sandflow.io/test'] }, data: {} } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name, finalizers: ['sandflow.io/test'] }, data: {} },
+    });
     await core.deleteNamespacedConfigMap({ name, namespace });
     const marked = await core.readNamespacedConfigMap({ name, namespace });
     expect(marked.metadata?.deletionTimestamp).toBeInstanceOf(Date);
@@ -42,7 +54,10 @@ describe('finalizers', () => {
 
   it('refuses new finalizers on an object being deleted', async () => {
     const name = uniqueName('fin');
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, finalizers: ['a.io/x'] }, data: {} } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name, finalizers: ['a.io/x'] }, data: {} },
+    });
     await core.deleteNamespacedConfigMap({ name, namespace });
     await expectStatus(
       core.patchNamespacedConfigMap(
@@ -62,16 +77,30 @@ describe('finalizers', () => {
 
 describe('garbage collection through ownerReferences', () => {
   it('Background: dependents go after the owner', async () => {
-    const owner = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('owner') }, data: {} } });
+    const owner = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('owner') }, data: {} },
+    });
     const dep = await owned(owner, uniqueName('dep'));
-    await core.deleteNamespacedConfigMap({ name: owner.metadata!.name!, namespace, propagationPolicy: 'Background' });
+    await core.deleteNamespacedConfigMap({
+      name: owner.metadata!.name!,
+      namespace,
+      propagationPolicy: 'Background',
+    });
     await gone(dep.metadata!.name!);
   });
 
   it('Orphan: dependents stay and lose the reference', async () => {
-    const owner = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('owner') }, data: {} } });
+    const owner = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('owner') }, data: {} },
+    });
     const dep = await owned(owner, uniqueName('dep'));
-    await core.deleteNamespacedConfigMap({ name: owner.metadata!.name!, namespace, propagationPolicy: 'Orphan' });
+    await core.deleteNamespacedConfigMap({
+      name: owner.metadata!.name!,
+      namespace,
+      propagationPolicy: 'Orphan',
+    });
     await gone(owner.metadata!.name!);
     const still = await eventually(async () => {
       const d = await core.readNamespacedConfigMap({ name: dep.metadata!.name!, namespace });
@@ -82,18 +111,39 @@ describe('garbage collection through ownerReferences', () => {
   });
 
   it('Foreground: the owner waits for its dependents', async () => {
-    const owner = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('owner') }, data: {} } });
+    const owner = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('owner') }, data: {} },
+    });
     const dep = await owned(owner, uniqueName('dep'));
-    await core.deleteNamespacedConfigMap({ name: owner.metadata!.name!, namespace, propagationPolicy: 'Foreground' });
+    await core.deleteNamespacedConfigMap({
+      name: owner.metadata!.name!,
+      namespace,
+      propagationPolicy: 'Foreground',
+    });
     await gone(dep.metadata!.name!);
     await gone(owner.metadata!.name!);
   });
 
   it('keeps a dependent that still has another owner', async () => {
-    const a = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('owner') }, data: {} } });
-    const b = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('owner') }, data: {} } });
-    const refs = [a, b].map((o) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata!.name!, uid: o.metadata!.uid! }));
-    const dep = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('dep'), ownerReferences: refs }, data: {} } });
+    const a = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('owner') }, data: {} },
+    });
+    const b = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('owner') }, data: {} },
+    });
+    const refs = [a, b].map((o) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: o.metadata!.name!,
+      uid: o.metadata!.uid!,
+    }));
+    const dep = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('dep'), ownerReferences: refs }, data: {} },
+    });
     await core.deleteNamespacedConfigMap({ name: a.metadata!.name!, namespace });
     await eventually(async () => {
       const d = await core.readNamespacedConfigMap({ name: dep.metadata!.name!, namespace });

@@ -74,9 +74,19 @@ describe('watch', () => {
     );
     aborts.push(abort);
     const name = uniqueName('sel');
-    const created = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, labels: { watched: 'yes' } }, data: {} } });
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: uniqueName('other') }, data: {} } });
-    await core.replaceNamespacedConfigMap({ name, namespace, body: { ...created, metadata: { ...created.metadata, labels: { watched: 'no' } } } });
+    const created = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name, labels: { watched: 'yes' } }, data: {} },
+    });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: uniqueName('other') }, data: {} },
+    });
+    await core.replaceNamespacedConfigMap({
+      name,
+      namespace,
+      body: { ...created, metadata: { ...created.metadata, labels: { watched: 'no' } } },
+    });
     await eventually(() => expect(seen).toEqual([`ADDED ${name}`, `DELETED ${name}`]));
   });
 });
@@ -84,8 +94,13 @@ describe('watch', () => {
 describe('informers', () => {
   it('lists, then follows adds, updates and deletes', async () => {
     const ns = await freshNamespace(kc, 'inform');
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'existing' }, data: {} } });
-    const informer = makeInformer(kc, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }));
+    await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'existing' }, data: {} },
+    });
+    const informer = makeInformer(kc, `/api/v1/namespaces/${ns}/configmaps`, () =>
+      core.listNamespacedConfigMap({ namespace: ns }),
+    );
     const log: string[] = [];
     informer.on('add', (o) => log.push(`add ${o.metadata!.name}`));
     informer.on('update', (o) => log.push(`update ${o.metadata!.name} ${o.data?.v ?? ''}`));
@@ -93,10 +108,19 @@ describe('informers', () => {
     await informer.start();
     try {
       await eventually(() => expect(log).toContain('add existing'));
-      const c = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'fresh' }, data: { v: '1' } } });
-      await core.replaceNamespacedConfigMap({ name: 'fresh', namespace: ns, body: { ...c, data: { v: '2' } } });
+      const c = await core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'fresh' }, data: { v: '1' } },
+      });
+      await core.replaceNamespacedConfigMap({
+        name: 'fresh',
+        namespace: ns,
+        body: { ...c, data: { v: '2' } },
+      });
       await core.deleteNamespacedConfigMap({ name: 'existing', namespace: ns });
-      await eventually(() => expect(log).toEqual(['add existing', 'add fresh', 'update fresh 2', 'delete existing']));
+      await eventually(() =>
+        expect(log).toEqual(['add existing', 'add fresh', 'update fresh 2', 'delete existing']),
+      );
       expect(informer.list().map((o) => o.metadata!.name)).toEqual(['fresh']);
     } finally {
       await informer.stop();

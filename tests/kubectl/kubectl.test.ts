@@ -16,7 +16,10 @@ let dir: string;
 let ns: string;
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run(KUBECTL, args, { env: { ...process.env, KUBECONFIG: inject('kubeconfig') }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(KUBECTL, args, {
+    env: { ...process.env, KUBECONFIG: inject('kubeconfig') },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -44,27 +47,42 @@ describe.skipIf(!present)('kubectl against the API', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('applies, re-applies as a no-op and applies a change (client-side)', async () => {
-    const file = manifest('cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${ns}\ndata:\n  mode: fast\n`);
+    const file = manifest(
+      'cm.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${ns}\ndata:\n  mode: fast\n`,
+    );
     expect(await kubectl('apply', '-f', file)).toContain('configmap/settings created');
-    const rv1 = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'settings', '-o', 'json')).metadata.resourceVersion;
+    const rv1 = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'settings', '-o', 'json')).metadata
+      .resourceVersion;
     expect(await kubectl('apply', '-f', file)).toContain('configmap/settings unchanged');
-    const rv2 = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'settings', '-o', 'json')).metadata.resourceVersion;
+    const rv2 = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'settings', '-o', 'json')).metadata
+      .resourceVersion;
     expect(rv2).toBe(rv1);
-    manifest('cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${ns}\ndata:\n  mode: slow\n  extra: "1"\n`);
+    manifest(
+      'cm.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${ns}\ndata:\n  mode: slow\n  extra: "1"\n`,
+    );
     expect(await kubectl('apply', '-f', file)).toContain('configmap/settings configured');
     const data = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'settings', '-o', 'json')).data;
     expect(data).toEqual({ mode: 'slow', extra: '1' });
   });
 
   it('applies server-side, also with --force-conflicts', async () => {
-    const file = manifest('ssa.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: ${ns}\ndata:\n  a: "1"\n`);
+    const file = manifest(
+      'ssa.yaml',
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  namespace: ${ns}\ndata:\n  a: "1"\n`,
+    );
     expect(await kubectl('apply', '--server-side', '-f', file)).toContain('configmap/ssa serverside-applied');
-    const obj = JSON.parse(await kubectl('get', '-n', ns, 'configmap', 'ssa', '-o', 'json', '--show-managed-fields'));
+    const obj = JSON.parse(
+      await kubectl('get', '-n', ns, 'configmap', 'ssa', '-o', 'json', '--show-managed-fields'),
+    );
     expect(obj.metadata.managedFields.map((m: { manager: string }) => m.manager)).toContain('kubectl');
     await kubectl('patch', '-n', ns, 'configmap', 'ssa', '--type=merge', '-p', '{"data":{"a":"2"}}');
     const conflict = await kubectlFails('apply', '--server-side', '-f', file);
     expect(conflict).toMatch(/conflict/i);
-    expect(await kubectl('apply', '--server-side', '--force-conflicts', '-f', file)).toContain('serverside-applied');
+    expect(await kubectl('apply', '--server-side', '--force-conflicts', '-f', file)).toContain(
+      'serverside-applied',
+    );
   });
 
   it('applies the sample manifests and shows printer columns', async () => {
@@ -82,7 +100,9 @@ describe.skipIf(!present)('kubectl against the API', () => {
   it('gets yaml, json and wide output', async () => {
     await kubectl('create', 'configmap', 'shown', '-n', ns, '--from-literal=k=v');
     expect(await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'yaml')).toContain('k: v');
-    expect(JSON.parse(await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'json')).data).toEqual({ k: 'v' });
+    expect(JSON.parse(await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'json')).data).toEqual({
+      k: 'v',
+    });
     const wide = await kubectl('get', '-n', ns, 'configmaps', 'shown', '-o', 'wide');
     expect(wide).toMatch(/^NAME\s+DATA\s+AGE/);
     expect(wide).toMatch(/shown\s+1\s+\d+s/);
@@ -95,7 +115,9 @@ describe.skipIf(!present)('kubectl against the API', () => {
     const obj = JSON.parse(await kubectl('get', '-n', ns, 'configmaps', 'tagged', '-o', 'json'));
     expect(obj.metadata.labels).toEqual({ tier: 'web' });
     expect(obj.metadata.annotations).toMatchObject({ note: 'hello' });
-    expect(await kubectl('get', '-n', ns, 'configmaps', '-l', 'tier=web', '-o', 'name')).toBe('configmap/tagged\n');
+    expect(await kubectl('get', '-n', ns, 'configmaps', '-l', 'tier=web', '-o', 'name')).toBe(
+      'configmap/tagged\n',
+    );
   });
 
   it('watches with get -w and sees a change', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RequestOptions } from 'node:https';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { expect, inject } from 'vitest';
 
@@ -28,7 +29,11 @@ export interface StatusBody {
 }
 
 /** Awaits a failing call and returns its metav1.Status after checking code and reason. */
-export async function expectStatus(call: Promise<unknown>, code: number, reason?: string): Promise<StatusBody> {
+export async function expectStatus(
+  call: Promise<unknown>,
+  code: number,
+  reason?: string,
+): Promise<StatusBody> {
   const err = await call.then(
     () => undefined,
     (e: unknown) => e,
@@ -72,8 +77,9 @@ export async function rawRequest(
   headers: Record<string, string> = {},
 ): Promise<RawResponse> {
   const server = new URL(kc.getCurrentCluster()!.server);
-  const { default: transport } = server.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const opts: import('node:https').RequestOptions = {
+  const { default: transport } =
+    server.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const opts: RequestOptions = {
     method,
     hostname: server.hostname,
     port: server.port,

@@ -18,7 +18,8 @@ export interface WriteContext {
   warnings: string[];
 }
 
-export const apiVersionOf = (r: ResourceInfo, version: string) => (r.group ? `${r.group}/${version}` : version);
+export const apiVersionOf = (r: ResourceInfo, version: string) =>
+  r.group ? `${r.group}/${version}` : version;
 
 export function schemaFor(r: ResourceInfo, version: string): JSONSchemaProps | undefined {
   return r.custom ? r.schemas?.[version] : BUILTIN_SCHEMAS[r.kind];
@@ -43,7 +44,9 @@ export function checkEnvelope(r: ResourceInfo, version: string, body: unknown): 
       `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`,
     );
   if (body.kind !== r.kind)
-    throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    throw badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`,
+    );
   if (body.metadata === undefined) body.metadata = {};
   if (!isPlainObject(body.metadata)) throw badRequest('metadata must be an object');
   return body as KubeObject;
@@ -89,18 +92,30 @@ const specOf = (o: KubeObject) => {
 };
 
 /** Prepares a new object for storage: names, defaults, validation, bookkeeping fields. */
-export function admitCreate(r: ResourceInfo, version: string, namespace: string, body: unknown, ctx: WriteContext): KubeObject {
+export function admitCreate(
+  r: ResourceInfo,
+  version: string,
+  namespace: string,
+  body: unknown,
+  ctx: WriteContext,
+): KubeObject {
   const obj = checkEnvelope(r, version, body);
   const meta = obj.metadata;
   if (r.namespaced) {
     if (meta.namespace && meta.namespace !== namespace)
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     meta.namespace = namespace;
   } else delete meta.namespace;
   if (!meta.name) {
     if (!meta.generateName)
       throw invalid(r.kind, r.group, '', [
-        { reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+        {
+          reason: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
       ]);
     meta.name = `${meta.generateName}${randomSuffix()}`;
   }
@@ -120,7 +135,14 @@ export function admitCreate(r: ResourceInfo, version: string, namespace: string,
   if (r.tracksGeneration) meta.generation = 1;
   else delete meta.generation;
   obj.apiVersion = apiVersionOf(r, r.version);
-  obj.metadata.managedFields = updateManagedFields(undefined, obj, ctx.manager, 'Update', nowIso(), schemaFor(r, version));
+  obj.metadata.managedFields = updateManagedFields(
+    undefined,
+    obj,
+    ctx.manager,
+    'Update',
+    nowIso(),
+    schemaFor(r, version),
+  );
   return obj;
 }
 
@@ -139,7 +161,9 @@ export function admitUpdate(
   const incoming = checkEnvelope(r, version, body);
   const name = old.metadata.name!;
   if (incoming.metadata.name && incoming.metadata.name !== name)
-    throw badRequest(`the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`);
+    throw badRequest(
+      `the name of the object (${incoming.metadata.name}) does not match the name on the URL (${name})`,
+    );
   if (r.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== old.metadata.namespace)
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   const rv = incoming.metadata.resourceVersion;
@@ -182,16 +206,29 @@ export function admitUpdate(
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
   }
-  if (meta.generateName === undefined && old.metadata.generateName) meta.generateName = old.metadata.generateName;
+  if (meta.generateName === undefined && old.metadata.generateName)
+    meta.generateName = old.metadata.generateName;
   validateObject(r, version, next);
   if (r.tracksGeneration) {
-    const changed = subresource !== 'status' && !deepEqual(specOf(old), { ...specOf(next), apiVersion: old.apiVersion });
+    const changed =
+      subresource !== 'status' && !deepEqual(specOf(old), { ...specOf(next), apiVersion: old.apiVersion });
     meta.generation = (old.metadata.generation ?? 1) + (changed ? 1 : 0);
   } else delete meta.generation;
   meta.resourceVersion = old.metadata.resourceVersion!;
   next.apiVersion = apiVersionOf(r, r.version);
-  if (meta.managedFields === undefined || subresource === 'status' || deepEqual(meta.managedFields, old.metadata.managedFields)) {
-    meta.managedFields = updateManagedFields(old, next, ctx.manager, 'Update', nowIso(), schemaFor(r, version));
+  if (
+    meta.managedFields === undefined ||
+    subresource === 'status' ||
+    deepEqual(meta.managedFields, old.metadata.managedFields)
+  ) {
+    meta.managedFields = updateManagedFields(
+      old,
+      next,
+      ctx.manager,
+      'Update',
+      nowIso(),
+      schemaFor(r, version),
+    );
   }
   if (unchanged(old, next)) return undefined;
   return next;

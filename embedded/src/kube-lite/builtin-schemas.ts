@@ -10,9 +10,17 @@ const bool: JSONSchemaProps = { type: 'boolean' };
 const stringMap: JSONSchemaProps = { type: 'object', additionalProperties: str };
 const free: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 const quantity: JSONSchemaProps = { 'x-kubernetes-int-or-string': true };
-const obj = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({ type: 'object', properties });
+const obj = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
+  type: 'object',
+  properties,
+});
 const top = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps =>
-  obj({ apiVersion: str, kind: str, metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, ...properties });
+  obj({
+    apiVersion: str,
+    kind: str,
+    metadata: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    ...properties,
+  });
 
 const objectReference = obj({
   apiVersion: str,

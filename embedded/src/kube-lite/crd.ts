@@ -2,7 +2,11 @@ import { validateStructural } from './schema/index.js';
 import type { FieldError, KubeObject } from './types.js';
 import { isPlainObject, nowIso } from './util.js';
 
-const req = (field: string): FieldError => ({ reason: 'FieldValueRequired', field, message: 'Required value' });
+const req = (field: string): FieldError => ({
+  reason: 'FieldValueRequired',
+  field,
+  message: 'Required value',
+});
 const bad = (field: string, value: unknown, why: string): FieldError => ({
   reason: 'FieldValueInvalid',
   field,
@@ -22,7 +26,13 @@ export function validateCrd(crd: KubeObject): FieldError[] {
     errors.push(bad('spec.group', spec.group, 'should be a domain with at least one dot'));
   if (!names.plural) errors.push(req('spec.names.plural'));
   else if (!DNS_LABEL.test(String(names.plural)))
-    errors.push(bad('spec.names.plural', names.plural, 'a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\''));
+    errors.push(
+      bad(
+        'spec.names.plural',
+        names.plural,
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'",
+      ),
+    );
   if (!names.kind) errors.push(req('spec.names.kind'));
   if (!['Namespaced', 'Cluster'].includes(String(spec.scope)))
     errors.push({
@@ -50,7 +60,10 @@ export function validateCrd(crd: KubeObject): FieldError[] {
 
 /** The status kube-apiserver reports once a CRD is served. */
 export function establishedStatus(crd: KubeObject): Record<string, unknown> {
-  const spec = crd.spec as { names: Record<string, unknown>; versions: { name: string; storage?: boolean }[] };
+  const spec = crd.spec as {
+    names: Record<string, unknown>;
+    versions: { name: string; storage?: boolean }[];
+  };
   const now = nowIso();
   const condition = (type: string, reason: string, message: string) => ({
     type,

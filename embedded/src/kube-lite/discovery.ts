@@ -25,7 +25,13 @@ function apiResources(resources: ResourceInfo[]) {
       ...(r.categories.length ? { categories: r.categories } : {}),
     });
     if (r.hasStatus)
-      out.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+      out.push({
+        name: `${r.plural}/status`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
   }
   return out;
 }
@@ -56,7 +62,9 @@ function apiGroup(name: string, versions: string[]) {
 }
 
 export function groupList(registry: ResourceRegistry) {
-  const groups = [...registry.groups().entries()].filter(([g]) => g !== '').sort(([a], [b]) => a.localeCompare(b));
+  const groups = [...registry.groups().entries()]
+    .filter(([g]) => g !== '')
+    .sort(([a], [b]) => a.localeCompare(b));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(([g, v]) => apiGroup(g, v)) };
 }
 

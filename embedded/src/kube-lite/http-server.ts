@@ -6,7 +6,14 @@ import { coreVersions, group, groupList, KUBE_VERSION, resourceList } from './di
 import { StatusError, badRequest, methodNotAllowed, unauthorized } from './errors.js';
 import { openApiV3Document, openApiV3Paths, openApiV3Root } from './openapi.js';
 import type { ResourceInfo, ResourceRegistry } from './registry.js';
-import { decodeBody, mediaType, parseResourcePath, readBody, wantsTable, type ResourcePath } from './request.js';
+import {
+  decodeBody,
+  mediaType,
+  parseResourcePath,
+  readBody,
+  wantsTable,
+  type ResourcePath,
+} from './request.js';
 import type { DeleteOptions, ListOptions, PatchType, RestStorage } from './rest-storage.js';
 import { SELECTABLE_FIELDS, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import type { ObjectStore } from './store.js';
@@ -65,12 +72,14 @@ export function createHandler(deps: HttpDeps) {
     if (segs[0] === 'openapi' && segs[1] === 'v3') {
       const key = segs.slice(2).join('/');
       const resources = openApiV3Paths(registry).get(key);
-      if (!resources) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+      if (!resources)
+        throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
       return openApiV3Document(resources, segs[segs.length - 1]!);
     }
     if (segs[0] === 'api' && segs.length === 2) return resourceList(registry, '', segs[1]!) ?? notServed();
     if (segs[0] === 'apis' && segs.length === 2) return group(registry, segs[1]!) ?? notServed();
-    if (segs[0] === 'apis' && segs.length === 3) return resourceList(registry, segs[1]!, segs[2]!) ?? notServed();
+    if (segs[0] === 'apis' && segs.length === 3)
+      return resourceList(registry, segs[1]!, segs[2]!) ?? notServed();
     return undefined;
   }
 
@@ -101,7 +110,12 @@ export function createHandler(deps: HttpDeps) {
     return r;
   }
 
-  async function serveResource(req: IncomingMessage, res: ServerResponse, url: URL, path: ResourcePath): Promise<void> {
+  async function serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: ResourcePath,
+  ): Promise<void> {
     const r = resolve(path);
     const q = url.searchParams;
     const namespace = r.namespaced ? path.namespace : undefined;
@@ -111,7 +125,11 @@ export function createHandler(deps: HttpDeps) {
     const subresource = path.subresource as 'status' | undefined;
     const listOptions = (): ListOptions => ({
       labelSelector: parseLabelSelector(q.get('labelSelector') ?? undefined),
-      fieldSelector: parseFieldSelector(q.get('fieldSelector') ?? undefined, SELECTABLE_FIELDS[`${r.group}/${r.plural}`] ?? [], r.plural),
+      fieldSelector: parseFieldSelector(
+        q.get('fieldSelector') ?? undefined,
+        SELECTABLE_FIELDS[`${r.group}/${r.plural}`] ?? [],
+        r.plural,
+      ),
       limit: q.get('limit') ? Number(q.get('limit')) : undefined,
       continueToken: q.get('continue') ?? undefined,
     });
@@ -121,7 +139,13 @@ export function createHandler(deps: HttpDeps) {
         const watch = path.watchPrefix || q.get('watch') === 'true' || q.get('watch') === '1';
         if (path.name !== undefined && !watch) {
           const o = storage.view(r, path.version, storage.get(r, nsKey, path.name));
-          return sendJson(res, 200, table ? toTable(r, path.version, [o], { resourceVersion: o.metadata.resourceVersion! }, includeObject) : o);
+          return sendJson(
+            res,
+            200,
+            table
+              ? toTable(r, path.version, [o], { resourceVersion: o.metadata.resourceVersion! }, includeObject)
+              : o,
+          );
         }
         const opts = listOptions();
         if (watch) {
@@ -144,14 +168,27 @@ export function createHandler(deps: HttpDeps) {
         }
         const result = storage.list(r, namespace, opts);
         const items = result.items.map((o) => storage.view(r, path.version, o));
-        if (table) return sendJson(res, 200, toTable(r, path.version, items, { resourceVersion: result.resourceVersion, continue: result.continueToken }, includeObject));
+        if (table)
+          return sendJson(
+            res,
+            200,
+            toTable(
+              r,
+              path.version,
+              items,
+              { resourceVersion: result.resourceVersion, continue: result.continueToken },
+              includeObject,
+            ),
+          );
         return sendJson(res, 200, {
           kind: r.listKind,
           apiVersion: r.group ? `${r.group}/${path.version}` : path.version,
           metadata: {
             resourceVersion: result.resourceVersion,
             ...(result.continueToken ? { continue: result.continueToken } : {}),
-            ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+            ...(result.remainingItemCount !== undefined
+              ? { remainingItemCount: result.remainingItemCount }
+              : {}),
           },
           items,
         });
@@ -174,13 +211,28 @@ export function createHandler(deps: HttpDeps) {
         if (path.name === undefined) throw methodNotAllowed();
         const type = PATCH_TYPES[mediaType(req.headers['content-type'])];
         if (!type)
-          throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+          throw new StatusError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`,
+          );
         const ctx = writeContext(req, q);
         if (type === 'apply' && !q.get('fieldManager'))
-          throw badRequest('PATCH of type application/apply-patch+yaml requires the fieldManager query parameter');
+          throw badRequest(
+            'PATCH of type application/apply-patch+yaml requires the fieldManager query parameter',
+          );
         const body = await readDecoded(req);
         const force = q.get('force') === 'true';
-        const patched = await storage.patch(r, path.version, nsKey, path.name, type, body, { ...ctx, force }, subresource);
+        const patched = await storage.patch(
+          r,
+          path.version,
+          nsKey,
+          path.name,
+          type,
+          body,
+          { ...ctx, force },
+          subresource,
+        );
         return sendJson(res, 200, storage.view(r, path.version, patched), ctx.warnings);
       }
       case 'DELETE': {
@@ -213,11 +265,23 @@ export function createHandler(deps: HttpDeps) {
           return;
         }
         log.error({ err: e, method: req.method, url: req.url }, 'kube-lite request failed');
-        if (!res.headersSent) sendJson(res, 500, new StatusError(500, 'InternalError', 'an error on the server prevented the request from succeeding').toStatus());
+        if (!res.headersSent)
+          sendJson(
+            res,
+            500,
+            new StatusError(
+              500,
+              'InternalError',
+              'an error on the server prevented the request from succeeding',
+            ).toStatus(),
+          );
         else res.end();
       })
       .finally(() => {
-        log.trace({ method: req.method, url: req.url, status: res.statusCode, ms: performance.now() - started }, 'kube-lite request');
+        log.trace(
+          { method: req.method, url: req.url, status: res.statusCode, ms: performance.now() - started },
+          'kube-lite request',
+        );
       });
   };
 }
@@ -237,13 +301,24 @@ function writeContext(req: IncomingMessage, q: URLSearchParams): WriteContext {
   if (dryRun.some((d) => d !== 'All')) throw badRequest(`dryRun may only contain "All"`);
   const ua = String(req.headers['user-agent'] ?? 'unknown');
   const manager = q.get('fieldManager') || ua.split('/')[0]!.slice(0, 128) || 'unknown';
-  return { manager, fieldValidation: validation as WriteContext['fieldValidation'], dryRun: dryRun.length > 0, warnings: [] };
+  return {
+    manager,
+    fieldValidation: validation as WriteContext['fieldValidation'],
+    dryRun: dryRun.length > 0,
+    warnings: [],
+  };
 }
 
 function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions {
-  const b = (isPlainObject(body) ? body : {}) as { propagationPolicy?: string; preconditions?: DeleteOptions['preconditions']; orphanDependents?: boolean; dryRun?: string[] };
+  const b = (isPlainObject(body) ? body : {}) as {
+    propagationPolicy?: string;
+    preconditions?: DeleteOptions['preconditions'];
+    orphanDependents?: boolean;
+    dryRun?: string[];
+  };
   let policy = q.get('propagationPolicy') ?? b.propagationPolicy;
-  if (policy === undefined && (q.get('orphanDependents') === 'true' || b.orphanDependents === true)) policy = 'Orphan';
+  if (policy === undefined && (q.get('orphanDependents') === 'true' || b.orphanDependents === true))
+    policy = 'Orphan';
   if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy))
     throw badRequest(`propagationPolicy must be one of Background, Foreground, Orphan; got "${policy}"`);
   return {

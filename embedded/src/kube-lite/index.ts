@@ -58,13 +58,16 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
   );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e) => reject(new Error(`kube-lite cannot listen on ${host}:${options.port ?? 0}`, { cause: e })));
+    server.once('error', (e) =>
+      reject(new Error(`kube-lite cannot listen on ${host}:${options.port ?? 0}`, { cause: e })),
+    );
     server.listen(options.port ?? 0, host, resolve);
   });
   const port = (server.address() as AddressInfo).port;
   address = `${host}:${port}`;
   const url = `https://${address}`;
-  const kubeconfigPath = options.kubeconfigPath ?? (options.dataDir ? path.join(options.dataDir, 'kubeconfig') : undefined);
+  const kubeconfigPath =
+    options.kubeconfigPath ?? (options.dataDir ? path.join(options.dataDir, 'kubeconfig') : undefined);
   if (kubeconfigPath) writeKubeconfig(kubeconfigPath, url, token, tls.cert);
   log.info({ url, objects: store.resources().reduce((n, r) => n + store.count(r), 0) }, 'kube-lite serving');
 
@@ -75,7 +78,9 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
     kubeconfigPath,
     store,
     async ensure(obj) {
-      const [groupVersion, version] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
+      const [groupVersion, version] = obj.apiVersion.includes('/')
+        ? obj.apiVersion.split('/')
+        : ['', obj.apiVersion];
       const r = registry.all().find((x) => x.kind === obj.kind && x.group === (version ? groupVersion : ''));
       if (!r) throw new Error(`kube-lite does not serve ${obj.apiVersion} ${obj.kind}`);
       const v = version ?? groupVersion!;
@@ -102,12 +107,18 @@ async function ensureDefaultNamespaces(storage: RestStorage, registry: ResourceR
     try {
       storage.get(r, '', name);
     } catch {
-      await storage.create(r, 'v1', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {
-        manager: 'kube-lite',
-        fieldValidation: 'Strict',
-        dryRun: false,
-        warnings: [],
-      });
+      await storage.create(
+        r,
+        'v1',
+        '',
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        {
+          manager: 'kube-lite',
+          fieldValidation: 'Strict',
+          dryRun: false,
+          warnings: [],
+        },
+      );
     }
   }
 }

@@ -1,5 +1,6 @@
 /** The JSONPath subset CRD printer columns use: `.a.b`, `[0]`, `[*]`, `[?(@.k=="v")]`. */
-type Step = { field: string } | { index: number } | { all: true } | { filter: { path: string[]; value: string } };
+type Step =
+  { field: string } | { index: number } | { all: true } | { filter: { path: string[]; value: string } };
 
 const cache = new Map<string, Step[]>();
 
@@ -7,7 +8,8 @@ function compile(expr: string): Step[] {
   const cached = cache.get(expr);
   if (cached) return cached;
   const steps: Step[] = [];
-  const re = /\.([A-Za-z0-9_-]+)|\[(\d+)\]|\[\*\]|\[\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*==\s*["']([^"']*)["']\)\]|\['([^']+)'\]/g;
+  const re =
+    /\.([A-Za-z0-9_-]+)|\[(\d+)\]|\[\*\]|\[\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*==\s*["']([^"']*)["']\)\]|\['([^']+)'\]/g;
   const body = expr.replace(/^\{|\}$/g, '').replace(/^\$/, '');
   let m: RegExpExecArray | null;
   while ((m = re.exec(body))) {
@@ -37,7 +39,8 @@ export function evaluate(expr: string, obj: unknown): unknown[] {
       } else if (Array.isArray(v)) {
         for (const item of v) {
           let cur: unknown = item;
-          for (const p of step.filter.path) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined;
+          for (const p of step.filter.path)
+            cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined;
           if (String(cur) === step.filter.value) next.push(item);
         }
       }

@@ -23,7 +23,9 @@ export function kubeconfigYaml(server: string, token: string, caPem: string, nam
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    clusters: [
+      { name, cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } },
+    ],
     users: [{ name: `${name}-admin`, user: { token } }],
     contexts: [{ name, context: { cluster: name, user: `${name}-admin`, namespace: 'default' } }],
     'current-context': name,

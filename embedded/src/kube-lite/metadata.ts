@@ -35,7 +35,11 @@ const invalid = (field: string, value: unknown, detail: string): FieldError => (
 });
 
 /** kube's IsDNS1123Subdomain / IsDNS1123Label applied to a name. */
-export function validateName(name: string, kind: 'subdomain' | 'label', field = 'metadata.name'): FieldError[] {
+export function validateName(
+  name: string,
+  kind: 'subdomain' | 'label',
+  field = 'metadata.name',
+): FieldError[] {
   const errors: FieldError[] = [];
   const max = kind === 'label' ? 63 : 253;
   if (name.length > max) errors.push(invalid(field, name, `must be no more than ${max} characters`));
@@ -90,12 +94,17 @@ export function validateMetadata(meta: ObjectMeta, nameKind: 'subdomain' | 'labe
       message: `Too long: must have at most ${256 * 1024} bytes`,
     });
   for (const [i, f] of (meta.finalizers ?? []).entries()) {
-    if (typeof f !== 'string' || !f) errors.push(invalid(`metadata.finalizers[${i}]`, f, 'must be a non-empty string'));
+    if (typeof f !== 'string' || !f)
+      errors.push(invalid(`metadata.finalizers[${i}]`, f, 'must be a non-empty string'));
   }
   for (const [i, o] of (meta.ownerReferences ?? []).entries()) {
     for (const key of ['apiVersion', 'kind', 'name', 'uid'] as const) {
       if (!o?.[key])
-        errors.push({ reason: 'FieldValueRequired', field: `metadata.ownerReferences[${i}].${key}`, message: 'Required value' });
+        errors.push({
+          reason: 'FieldValueRequired',
+          field: `metadata.ownerReferences[${i}].${key}`,
+          message: 'Required value',
+        });
     }
   }
   return errors;

@@ -67,7 +67,13 @@ export class Persistence {
   }
 
   /** Queue a write (body) or a removal (null); resolves once committed. */
-  write(resource: string, namespace: string, name: string, rv: number, body: KubeObject | null): Promise<void> {
+  write(
+    resource: string,
+    namespace: string,
+    name: string,
+    rv: number,
+    body: KubeObject | null,
+  ): Promise<void> {
     const key = `${resource}|${namespace}|${name}`;
     this.pending.set(key, { key, resource, namespace, name, rv, body });
     if (rv > this.latestRv) this.latestRv = rv;
@@ -103,7 +109,9 @@ export class Persistence {
               .merge();
           }
           for (let i = 0; i < removals.length; i += 500) {
-            await trx(OBJECTS).whereIn('key', removals.slice(i, i + 500)).delete();
+            await trx(OBJECTS)
+              .whereIn('key', removals.slice(i, i + 500))
+              .delete();
           }
           await trx(STATE)
             .insert({ key: 'resourceVersion', value: String(rv) })

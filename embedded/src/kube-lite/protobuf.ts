@@ -103,7 +103,8 @@ const objectMeta: Decoder = (fs) => {
     uid: s(5) || undefined,
     resourceVersion: s(6) || undefined,
     generation: generation ? num(generation) : undefined,
-    creationTimestamp: created && (created.value as Buffer).length ? time(created.value as Buffer) : undefined,
+    creationTimestamp:
+      created && (created.value as Buffer).length ? time(created.value as Buffer) : undefined,
     labels: map(fs, 11),
     annotations: map(fs, 12),
     ownerReferences: owners.length ? owners : undefined,
@@ -129,14 +130,32 @@ const optBool = (fs: Field[], no: number) => {
 };
 
 const KINDS: Record<string, Decoder> = {
-  ConfigMap: (fs) => compact({ metadata: sub(fs, 1, objectMeta), data: map(fs, 2), binaryData: map(fs, 3, true), immutable: optBool(fs, 4) }),
+  ConfigMap: (fs) =>
+    compact({
+      metadata: sub(fs, 1, objectMeta),
+      data: map(fs, 2),
+      binaryData: map(fs, 3, true),
+      immutable: optBool(fs, 4),
+    }),
   Secret: (fs) =>
-    compact({ metadata: sub(fs, 1, objectMeta), data: map(fs, 2, true), type: optStr(fs, 3), stringData: map(fs, 4), immutable: optBool(fs, 5) }),
-  Namespace: (fs) => compact({ metadata: sub(fs, 1, objectMeta), spec: sub(fs, 2, (s) => compact({ finalizers: strings(s, 1) })) }),
+    compact({
+      metadata: sub(fs, 1, objectMeta),
+      data: map(fs, 2, true),
+      type: optStr(fs, 3),
+      stringData: map(fs, 4),
+      immutable: optBool(fs, 5),
+    }),
+  Namespace: (fs) =>
+    compact({
+      metadata: sub(fs, 1, objectMeta),
+      spec: sub(fs, 2, (s) => compact({ finalizers: strings(s, 1) })),
+    }),
   ServiceAccount: (fs) =>
     compact({
       metadata: sub(fs, 1, objectMeta),
-      imagePullSecrets: fs.filter((f) => f.no === 3).map((f) => compact({ name: optStr(fields(f.value as Buffer), 1) })),
+      imagePullSecrets: fs
+        .filter((f) => f.no === 3)
+        .map((f) => compact({ name: optStr(fields(f.value as Buffer), 1) })),
       automountServiceAccountToken: optBool(fs, 4),
     }),
   ResourceQuota: (fs) =>
@@ -147,7 +166,7 @@ const KINDS: Record<string, Decoder> = {
         for (const e of s.filter((f) => f.no === 1)) {
           const kv = fields(e.value as Buffer);
           const q = kv.find((f) => f.no === 2);
-          hard[str(kv.find((f) => f.no === 1)!)] = q ? optStr(fields(q.value as Buffer), 1) ?? '0' : '0';
+          hard[str(kv.find((f) => f.no === 1)!)] = q ? (optStr(fields(q.value as Buffer), 1) ?? '0') : '0';
         }
         return compact({ hard: Object.keys(hard).length ? hard : undefined, scopes: strings(s, 2) });
       }),
@@ -166,12 +185,16 @@ const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decodes a `application/vnd.kubernetes.protobuf` body into the JSON object it stands for. */
 export function decodeProtobuf(raw: Buffer): Record<string, unknown> {
-  if (raw.length < 4 || !raw.subarray(0, 4).equals(MAGIC)) throw badRequest('protobuf body lacks the k8s\\0 prefix');
+  if (raw.length < 4 || !raw.subarray(0, 4).equals(MAGIC))
+    throw badRequest('protobuf body lacks the k8s\\0 prefix');
   const unknown = fields(raw.subarray(4));
   const typeMeta = sub(unknown, 1, (t) => compact({ apiVersion: optStr(t, 1), kind: optStr(t, 2) })) ?? {};
   const payload = unknown.find((f) => f.no === 2);
   const kind = String(typeMeta.kind ?? '');
   const decoder = KINDS[kind];
-  if (!decoder) throw badRequest(`kube-lite reads protobuf only for ${Object.keys(KINDS).join(', ')}; send ${kind || 'this object'} as JSON`);
+  if (!decoder)
+    throw badRequest(
+      `kube-lite reads protobuf only for ${Object.keys(KINDS).join(', ')}; send ${kind || 'this object'} as JSON`,
+    );
   return { ...typeMeta, ...decoder(payload ? fields(payload.value as Buffer) : []) };
 }

@@ -71,10 +71,15 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
   builtin('', 'v1', 'Event', 'events', true, ['ev']),
   builtin('', 'v1', 'ServiceAccount', 'serviceaccounts', true, ['sa']),
   builtin('coordination.k8s.io', 'v1', 'Lease', 'leases', true),
-  builtin('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', false, [
-    'crd',
-    'crds',
-  ], { hasStatus: true, tracksGeneration: true, categories: ['api-extensions'] }),
+  builtin(
+    'apiextensions.k8s.io',
+    'v1',
+    'CustomResourceDefinition',
+    'customresourcedefinitions',
+    false,
+    ['crd', 'crds'],
+    { hasStatus: true, tracksGeneration: true, categories: ['api-extensions'] },
+  ),
 ];
 
 interface CrdVersion {
@@ -91,7 +96,14 @@ export function resourceFromCrd(crd: KubeObject): ResourceInfo {
   const spec = crd.spec as {
     group: string;
     scope: string;
-    names: { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      plural: string;
+      singular?: string;
+      kind: string;
+      listKind?: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     versions: CrdVersion[];
   };
   const served = spec.versions.filter((v) => v.served !== false);
@@ -99,7 +111,10 @@ export function resourceFromCrd(crd: KubeObject): ResourceInfo {
   const schemas: Record<string, JSONSchemaProps> = {};
   const printerColumns: Record<string, PrinterColumn[]> = {};
   for (const v of spec.versions) {
-    schemas[v.name] = v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    schemas[v.name] = v.schema?.openAPIV3Schema ?? {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    };
     printerColumns[v.name] = v.additionalPrinterColumns ?? [];
   }
   return {

@@ -37,8 +37,20 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
     watchPrefix = true;
     rest = rest.slice(1);
   }
-  const path: ResourcePath = { group, version, namespace: undefined, resource: '', name: undefined, subresource: undefined, watchPrefix };
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && ['status', 'finalize'].includes(rest[2]!))) {
+  const path: ResourcePath = {
+    group,
+    version,
+    namespace: undefined,
+    resource: '',
+    name: undefined,
+    subresource: undefined,
+    watchPrefix,
+  };
+  if (
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(rest.length === 3 && ['status', 'finalize'].includes(rest[2]!))
+  ) {
     path.namespace = rest[1];
     rest = rest.slice(2);
   }
@@ -83,7 +95,11 @@ export function decodeBody(raw: Buffer, contentType: string): unknown {
   if (raw.length === 0) return undefined;
   if (contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(raw);
   if (/protobuf|cbor/.test(contentType))
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
+    );
   const text = raw.toString('utf8');
   const isYaml = /yaml/.test(contentType);
   try {

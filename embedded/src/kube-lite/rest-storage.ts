@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { admitCreate, admitUpdate, apiVersionOf, ensureNotTerminating, schemaFor, type WriteContext } from './admission.js';
+import {
+  admitCreate,
+  admitUpdate,
+  apiVersionOf,
+  ensureNotTerminating,
+  schemaFor,
+  type WriteContext,
+} from './admission.js';
 import { establishedStatus } from './crd.js';
 import { StatusError, alreadyExists, badRequest, conflict, gone, notFound } from './errors.js';
 import {
@@ -56,7 +63,8 @@ export class RestStorage {
     for (const crd of this.store.list(CRD_KEY)) {
       if (!crd.metadata.deletionTimestamp) this.registry.add(resourceFromCrd(crd));
     }
-    for (const ns of this.store.list(NS_KEY)) if (ns.metadata.deletionTimestamp) this.finalizeNamespace(ns.metadata.name!);
+    for (const ns of this.store.list(NS_KEY))
+      if (ns.metadata.deletionTimestamp) this.finalizeNamespace(ns.metadata.name!);
   }
 
   /** The object as served at `version` (objects are stored once, at the storage version). */
@@ -83,14 +91,23 @@ export class RestStorage {
     let remainingItemCount: number | undefined;
     if (opts.limit && opts.limit > 0 && items.length > opts.limit) {
       const last = items[opts.limit - 1]!;
-      continueToken = encodeContinue(`${last.metadata.namespace ?? ''}/${last.metadata.name}`, this.store.resourceVersion);
+      continueToken = encodeContinue(
+        `${last.metadata.namespace ?? ''}/${last.metadata.name}`,
+        this.store.resourceVersion,
+      );
       remainingItemCount = opts.labelSelector || opts.fieldSelector ? undefined : items.length - opts.limit;
       items = items.slice(0, opts.limit);
     }
     return { items, resourceVersion, continueToken, remainingItemCount };
   }
 
-  async create(r: ResourceInfo, version: string, namespace: string, body: unknown, ctx: WriteContext): Promise<KubeObject> {
+  async create(
+    r: ResourceInfo,
+    version: string,
+    namespace: string,
+    body: unknown,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
     if (r.namespaced) this.requireNamespace(namespace);
     const obj = admitCreate(r, version, namespace, body, ctx);
     if (this.store.get(resourceKey(r), obj.metadata.namespace ?? '', obj.metadata.name!))
@@ -152,7 +169,9 @@ export class RestStorage {
           if (!isPlainObject(patch)) throw badRequest('the apply configuration must be an object');
           const applied = patch as KubeObject;
           if (applied.metadata?.name && applied.metadata.name !== name)
-            throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+            throw badRequest(
+              `the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`,
+            );
           patched = serverSideApply({
             live: current,
             applied,
@@ -176,7 +195,11 @@ export class RestStorage {
           name,
           group: r.group,
           kind: r.plural,
-          causes: e.conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: c.field })),
+          causes: e.conflicts.map((c) => ({
+            reason: 'FieldManagerConflict',
+            message: `conflict with "${c.manager}"`,
+            field: c.field,
+          })),
         });
       if (e instanceof PatchError) throw new StatusError(e.code, e.reason, e.message);
       throw e;
@@ -191,7 +214,12 @@ export class RestStorage {
     const obj = this.get(r, namespace, name);
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== obj.metadata.uid)
-      throw conflict(r.plural, r.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+      throw conflict(
+        r.plural,
+        r.group,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+      );
     if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)
       throw conflict(
         r.plural,
@@ -203,11 +231,16 @@ export class RestStorage {
     const policy = opts.propagationPolicy ?? 'Background';
     if (policy === 'Orphan') await this.orphanDependents(obj);
     const finalizers = [...(obj.metadata.finalizers ?? [])];
-    if (policy === 'Foreground' && this.store.dependentsOf(obj.metadata.uid!).length > 0 && !finalizers.includes('foregroundDeletion'))
+    if (
+      policy === 'Foreground' &&
+      this.store.dependentsOf(obj.metadata.uid!).length > 0 &&
+      !finalizers.includes('foregroundDeletion')
+    )
       finalizers.push('foregroundDeletion');
     const isNamespace = r.kind === 'Namespace' && !r.custom;
     if (finalizers.length === 0 && !isNamespace) return this.removeNow(r, obj);
-    if (obj.metadata.deletionTimestamp && finalizers.length === (obj.metadata.finalizers ?? []).length) return obj;
+    if (obj.metadata.deletionTimestamp && finalizers.length === (obj.metadata.finalizers ?? []).length)
+      return obj;
     const marked: KubeObject = {
       ...obj,
       metadata: {
@@ -225,7 +258,12 @@ export class RestStorage {
     return stored;
   }
 
-  async deleteCollection(r: ResourceInfo, namespace: string | undefined, list: ListOptions, opts: DeleteOptions) {
+  async deleteCollection(
+    r: ResourceInfo,
+    namespace: string | undefined,
+    list: ListOptions,
+    opts: DeleteOptions,
+  ) {
     const items = this.store.list(resourceKey(r), namespace).filter((o) => matches(o, list));
     const deleted: KubeObject[] = [];
     for (const o of items) {
@@ -250,16 +288,32 @@ export class RestStorage {
     const clash = this.registry
       .all()
       .find((r) => r.group === incoming.group && r.kind === incoming.kind && r.plural !== incoming.plural);
-    if (clash) throw conflict('customresourcedefinitions', 'apiextensions.k8s.io', crd.metadata.name!, `kind ${incoming.kind} is already served as ${clash.plural}`);
+    if (clash)
+      throw conflict(
+        'customresourcedefinitions',
+        'apiextensions.k8s.io',
+        crd.metadata.name!,
+        `kind ${incoming.kind} is already served as ${clash.plural}`,
+      );
   }
 
   /** Writes an object; removes it instead when its deletion has no finalizers left. */
   private async commit(r: ResourceInfo, obj: KubeObject): Promise<KubeObject> {
-    if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0 && !(r.kind === 'Namespace' && !r.custom)) {
+    if (
+      obj.metadata.deletionTimestamp &&
+      (obj.metadata.finalizers ?? []).length === 0 &&
+      !(r.kind === 'Namespace' && !r.custom)
+    ) {
       return this.removeNow(r, obj);
     }
     if (r.kind === 'CustomResourceDefinition' && !r.custom && !obj.metadata.deletionTimestamp) {
-      obj = { ...obj, status: { ...establishedStatus(obj), ...(isPlainObject(obj.status) && obj.status.storedVersions ? {} : {}) } };
+      obj = {
+        ...obj,
+        status: {
+          ...establishedStatus(obj),
+          ...(isPlainObject(obj.status) && obj.status.storedVersions ? {} : {}),
+        },
+      };
     }
     obj.metadata.resourceVersion = String(this.store.nextResourceVersion());
     const written = this.store.put(resourceKey(r), obj);
@@ -288,19 +342,26 @@ export class RestStorage {
     const spec = crd.spec as { group: string; names: { plural: string } };
     const key = resourceKey({ group: spec.group, plural: spec.names.plural });
     const r = this.registry.byGroupKey(key);
-    if (r) for (const o of this.store.list(key)) this.removeNow(r, o).catch((e) => this.log.error({ err: e }, 'remove custom resource'));
+    if (r)
+      for (const o of this.store.list(key))
+        this.removeNow(r, o).catch((e) => this.log.error({ err: e }, 'remove custom resource'));
     this.registry.remove(spec.group, spec.names.plural);
   }
 
   /** A CRD being deleted takes its objects with it, then drops its own finalizer. */
   private finalizeCrd(crd: KubeObject): void {
     this.onCrdRemoved(crd);
-    const finalizers = (crd.metadata.finalizers ?? []).filter((f) => f !== 'customresourcecleanup.apiextensions.k8s.io');
+    const finalizers = (crd.metadata.finalizers ?? []).filter(
+      (f) => f !== 'customresourcecleanup.apiextensions.k8s.io',
+    );
     if (finalizers.length !== (crd.metadata.finalizers ?? []).length) {
       const r = this.registry.byGroupKey(CRD_KEY)!;
       setImmediate(() => {
         const current = this.store.get(CRD_KEY, '', crd.metadata.name!);
-        if (current) this.commit(r, { ...current, metadata: { ...current.metadata, finalizers } }).catch(() => undefined);
+        if (current)
+          this.commit(r, { ...current, metadata: { ...current.metadata, finalizers } }).catch(
+            () => undefined,
+          );
       });
     }
   }
@@ -332,7 +393,8 @@ export class RestStorage {
             ? Promise.resolve(o)
             : this.delete(r, d.namespace, d.name, { propagationPolicy: policy });
       work.catch((e) => {
-        if (!(e instanceof StatusError && e.code === 404)) this.log.error({ err: e, dependent: d }, 'garbage collection failed');
+        if (!(e instanceof StatusError && e.code === 404))
+          this.log.error({ err: e, dependent: d }, 'garbage collection failed');
       });
     }
   }
@@ -370,7 +432,8 @@ export class RestStorage {
         for (const r of this.registry.all().filter((x) => x.namespaced)) {
           for (const o of this.store.list(resourceKey(r), name)) {
             remaining++;
-            if (!o.metadata.deletionTimestamp) await this.delete(r, name, o.metadata.name!, {}).catch(() => undefined);
+            if (!o.metadata.deletionTimestamp)
+              await this.delete(r, name, o.metadata.name!, {}).catch(() => undefined);
           }
         }
         const stillThere = this.registry
@@ -402,8 +465,11 @@ function decodeContinue(token: string, oldest: number): string {
   } catch {
     throw badRequest('continue key is not valid: illegal base64 data');
   }
-  if (parsed.v !== 'kube-lite/v1' || typeof parsed.after !== 'string') throw badRequest('continue key is not valid');
+  if (parsed.v !== 'kube-lite/v1' || typeof parsed.after !== 'string')
+    throw badRequest('continue key is not valid');
   if (typeof parsed.rv === 'number' && parsed.rv < oldest)
-    throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    throw gone(
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
   return parsed.after;
 }

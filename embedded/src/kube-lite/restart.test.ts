@@ -14,7 +14,12 @@ async function boot() {
   const kubeLite = await startKubeLite({ db, dataDir: dir });
   const kc = new KubeConfig();
   kc.loadFromFile(kubeLite.kubeconfigPath!);
-  return { db, kubeLite, core: kc.makeApiClient(CoreV1Api), stop: async () => (await kubeLite.close(), await db.destroy()) };
+  return {
+    db,
+    kubeLite,
+    core: kc.makeApiClient(CoreV1Api),
+    stop: async () => (await kubeLite.close(), await db.destroy()),
+  };
 }
 
 describe('kube-lite restart', () => {
@@ -22,7 +27,10 @@ describe('kube-lite restart', () => {
     const first = await boot();
     const ns = `restart-${Date.now()}`;
     await first.core.createNamespace({ body: { metadata: { name: ns } } });
-    const cm = await first.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'kept' }, data: { a: '1' } } });
+    const cm = await first.core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'kept' }, data: { a: '1' } },
+    });
     const token = first.kubeLite.token;
     await first.stop();
 
@@ -33,7 +41,10 @@ describe('kube-lite restart', () => {
       expect(read.metadata?.resourceVersion).toBe(cm.metadata?.resourceVersion);
       expect(read.metadata?.uid).toBe(cm.metadata?.uid);
       expect(read.data).toEqual({ a: '1' });
-      const next = await second.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'after' }, data: {} } });
+      const next = await second.core.createNamespacedConfigMap({
+        namespace: ns,
+        body: { metadata: { name: 'after' }, data: {} },
+      });
       expect(Number(next.metadata!.resourceVersion)).toBeGreaterThan(Number(cm.metadata!.resourceVersion));
     } finally {
       await second.stop();

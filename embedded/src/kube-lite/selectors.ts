@@ -1,12 +1,12 @@
 import { badRequest } from './errors.js';
 
 type Requirement =
-  | { key: string; op: 'in' | 'notin'; values: string[] }
-  | { key: string; op: 'exists' | '!exists' };
+  { key: string; op: 'in' | 'notin'; values: string[] } | { key: string; op: 'exists' | '!exists' };
 
 export type LabelSelector = (labels: Record<string, string> | undefined) => boolean;
 
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 /** Splits on commas that are not inside a `( … )` value list. */
 function splitTopLevel(s: string): string[] {
@@ -28,7 +28,10 @@ function splitTopLevel(s: string): string[] {
 function parseRequirement(term: string): Requirement {
   let m = /^(\S+?)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term);
   if (m) {
-    const values = m[3]!.split(',').map((v) => v.trim()).filter((v) => v.length > 0);
+    const values = m[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0);
     return checkKey({ key: m[1]!, op: m[2] as 'in' | 'notin', values });
   }
   m = /^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term);

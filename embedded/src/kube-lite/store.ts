@@ -191,7 +191,11 @@ export class ObjectStore {
     return b;
   }
 
-  private indexOwners(resource: string, next: KubeObject | undefined, previous: KubeObject | undefined): void {
+  private indexOwners(
+    resource: string,
+    next: KubeObject | undefined,
+    previous: KubeObject | undefined,
+  ): void {
     const ref = (o: KubeObject) => `${resource}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
     if (previous?.metadata.uid) this.uids.delete(previous.metadata.uid);
     if (next?.metadata.uid) this.uids.set(next.metadata.uid, ref(next));

@@ -14,17 +14,31 @@ export function humanDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 8)
+    return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
   const days = Math.floor(hours / 24);
   if (hours < 24 * 365 * 2) return `${days}d`;
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
+  if (hours < 24 * 365 * 8)
+    return days % 365 === 0 ? `${Math.floor(days / 365)}y` : `${Math.floor(days / 365)}y${days % 365}d`;
   return `${Math.floor(days / 365)}y`;
 }
 
-const age = (ts: unknown) => (typeof ts === 'string' ? humanDuration(Date.now() - Date.parse(ts)) : '<unknown>');
+const age = (ts: unknown) =>
+  typeof ts === 'string' ? humanDuration(Date.now() - Date.parse(ts)) : '<unknown>';
 
-const NAME: PrinterColumn = { name: 'Name', type: 'string', jsonPath: '.metadata.name', format: 'name', description: 'Name must be unique within a namespace.' };
-const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' };
+const NAME: PrinterColumn = {
+  name: 'Name',
+  type: 'string',
+  jsonPath: '.metadata.name',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+};
+const AGE: PrinterColumn = {
+  name: 'Age',
+  type: 'date',
+  jsonPath: '.metadata.creationTimestamp',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+};
 
 type Cell = (o: KubeObject) => unknown;
 interface BuiltinColumns {
@@ -33,24 +47,46 @@ interface BuiltinColumns {
 }
 
 const count = (v: unknown) => (v && typeof v === 'object' ? Object.keys(v).length : 0);
-const col = (name: string, type = 'string', priority = 0): PrinterColumn => ({ name, type, jsonPath: '', priority });
+const col = (name: string, type = 'string', priority = 0): PrinterColumn => ({
+  name,
+  type,
+  jsonPath: '',
+  priority,
+});
 
 const BUILTIN: Record<string, BuiltinColumns> = {
   Namespace: {
     columns: [NAME, col('Status'), AGE],
-    cells: [(o) => o.metadata.name, (o) => (o.status as { phase?: string } | undefined)?.phase ?? '', (o) => age(o.metadata.creationTimestamp)],
+    cells: [
+      (o) => o.metadata.name,
+      (o) => (o.status as { phase?: string } | undefined)?.phase ?? '',
+      (o) => age(o.metadata.creationTimestamp),
+    ],
   },
   ConfigMap: {
     columns: [NAME, col('Data', 'integer'), AGE],
-    cells: [(o) => o.metadata.name, (o) => count(o.data) + count(o.binaryData), (o) => age(o.metadata.creationTimestamp)],
+    cells: [
+      (o) => o.metadata.name,
+      (o) => count(o.data) + count(o.binaryData),
+      (o) => age(o.metadata.creationTimestamp),
+    ],
   },
   Secret: {
     columns: [NAME, col('Type'), col('Data', 'integer'), AGE],
-    cells: [(o) => o.metadata.name, (o) => o.type ?? 'Opaque', (o) => count(o.data), (o) => age(o.metadata.creationTimestamp)],
+    cells: [
+      (o) => o.metadata.name,
+      (o) => o.type ?? 'Opaque',
+      (o) => count(o.data),
+      (o) => age(o.metadata.creationTimestamp),
+    ],
   },
   ServiceAccount: {
     columns: [NAME, col('Secrets', 'integer'), AGE],
-    cells: [(o) => o.metadata.name, (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0), (o) => age(o.metadata.creationTimestamp)],
+    cells: [
+      (o) => o.metadata.name,
+      (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0),
+      (o) => age(o.metadata.creationTimestamp),
+    ],
   },
   ResourceQuota: {
     columns: [NAME, AGE, col('Request'), col('Limit')],
@@ -63,7 +99,11 @@ const BUILTIN: Record<string, BuiltinColumns> = {
   },
   Lease: {
     columns: [NAME, col('Holder'), AGE],
-    cells: [(o) => o.metadata.name, (o) => (o.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '', (o) => age(o.metadata.creationTimestamp)],
+    cells: [
+      (o) => o.metadata.name,
+      (o) => (o.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '',
+      (o) => age(o.metadata.creationTimestamp),
+    ],
   },
   Event: {
     columns: [col('Last Seen'), col('Type'), col('Reason'), col('Object'), col('Message')],
@@ -86,7 +126,7 @@ const BUILTIN: Record<string, BuiltinColumns> = {
 
 function quotaCell(o: KubeObject, pick: (k: string) => boolean): string {
   const status = (o.status ?? {}) as { hard?: Record<string, unknown>; used?: Record<string, unknown> };
-  const hard = status.hard ?? ((o.spec as { hard?: Record<string, unknown> } | undefined)?.hard ?? {});
+  const hard = status.hard ?? (o.spec as { hard?: Record<string, unknown> } | undefined)?.hard ?? {};
   return Object.keys(hard)
     .filter(pick)
     .sort()
@@ -127,12 +167,17 @@ export function toTable(
   } else {
     const printer = r.printerColumns?.[version] ?? [];
     columns = printer.length ? [NAME, ...printer] : [NAME, AGE];
-    cells = columns.map((c) => (c === NAME ? (o: KubeObject) => o.metadata.name : (o: KubeObject) => customCell(c, o)));
+    cells = columns.map((c) =>
+      c === NAME ? (o: KubeObject) => o.metadata.name : (o: KubeObject) => customCell(c, o),
+    );
   }
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion: meta.resourceVersion, ...(meta.continue ? { continue: meta.continue } : {}) },
+    metadata: {
+      resourceVersion: meta.resourceVersion,
+      ...(meta.continue ? { continue: meta.continue } : {}),
+    },
     columnDefinitions: columns.map((c) => ({
       name: c.name,
       type: c.type,

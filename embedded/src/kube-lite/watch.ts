@@ -34,12 +34,18 @@ export function serveWatch(
   storage: RestStorage,
   w: WatchRequest,
 ): void {
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Transfer-Encoding': 'chunked',
+    'Cache-Control': 'no-cache',
+  });
   // Clients wait for the response headers before they go on; send them now, not with the first event.
   res.flushHeaders();
   const key = resourceKey(w.r);
   const render = (o: KubeObject) =>
-    w.table ? toTable(w.r, w.version, [o], { resourceVersion: o.metadata.resourceVersion! }, w.includeObject) : storage.view(w.r, w.version, o);
+    w.table
+      ? toTable(w.r, w.version, [o], { resourceVersion: o.metadata.resourceVersion! }, w.includeObject)
+      : storage.view(w.r, w.version, o);
   const send = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
 
   const onEvent = (e: StoreEvent) => {
@@ -84,10 +90,13 @@ export function serveWatch(
       metadata: { resourceVersion: String(store.resourceVersion) },
     });
   const bookmarks = w.allowBookmarks ? setInterval(bookmark, BOOKMARK_INTERVAL_MS) : undefined;
-  const timeout = setTimeout(() => {
-    if (w.allowBookmarks) bookmark();
-    res.end();
-  }, (w.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000);
+  const timeout = setTimeout(
+    () => {
+      if (w.allowBookmarks) bookmark();
+      res.end();
+    },
+    (w.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,
+  );
   const stop = () => {
     unsubscribe();
     clearTimeout(timeout);
