@@ -34,6 +34,11 @@ async function main(): Promise<void> {
   }
   const crds = await installCrds(kc, readCrds(path.join(repoRoot, 'crds')));
   log.info({ crds }, 'custom resource definitions installed');
+  // Embedded mode only: the local runner plays Argo, so Argo's Workflow and CronWorkflow kinds come from us.
+  if (kubeLite) {
+    const argo = await installCrds(kc, readCrds(path.join(repoRoot, 'embedded/argo-crds')));
+    log.info({ crds: argo }, 'argo custom resource definitions installed (embedded mode)');
+  }
 
   let ready = true;
   const app = express();
