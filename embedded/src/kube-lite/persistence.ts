@@ -78,7 +78,7 @@ export class Persistence {
     this.pending.set(key, { key, resource, namespace, name, rv, body });
     if (rv > this.latestRv) this.latestRv = rv;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    if (!this.flushing) this.flushing = new Promise((r) => setImmediate(r)).then(() => this.flush());
+    if (!this.flushing) this.flushing = new Promise((r) => setTimeout(r, 2)).then(() => this.flush());
     return done;
   }
 
@@ -90,34 +90,7 @@ export class Persistence {
       this.waiters = [];
       const rv = this.latestRv;
       try {
-        await this.db.transaction(async (trx) => {
-          const upserts = rows.filter((r) => r.body !== null);
-          const removals = rows.filter((r) => r.body === null).map((r) => r.key);
-          for (let i = 0; i < upserts.length; i += 500) {
-            await trx(OBJECTS)
-              .insert(
-                upserts.slice(i, i + 500).map((r) => ({
-                  key: r.key,
-                  resource: r.resource,
-                  namespace: r.namespace,
-                  name: r.name,
-                  rv: r.rv,
-                  body: JSON.stringify(r.body),
-                })),
-              )
-              .onConflict('key')
-              .merge();
-          }
-          for (let i = 0; i < removals.length; i += 500) {
-            await trx(OBJECTS)
-              .whereIn('key', removals.slice(i, i + 500))
-              .delete();
-          }
-          await trx(STATE)
-            .insert({ key: 'resourceVersion', value: String(rv) })
-            .onConflict('key')
-            .merge();
-        });
+        await this.commitBatch(rows, rv);
         for (const w of waiters) w.resolve();
       } catch (e) {
         const error = new Error('kube-lite could not persist a write', { cause: e });
@@ -125,6 +98,40 @@ export class Persistence {
       }
     }
     this.flushing = undefined;
+  }
+
+  /**
+   * One statement per batch (an implicit transaction): upserts, removals and the
+   * resourceVersion counter together, so a group commit costs one round trip.
+   */
+  private async commitBatch(rows: PendingRow[], rv: number): Promise<void> {
+    for (let i = 0; i < rows.length; i += 1000) {
+      const chunk = rows.slice(i, i + 1000);
+      const upserts = chunk.filter((r) => r.body !== null);
+      const removals = chunk.filter((r) => r.body === null).map((r) => r.key);
+      const bindings: unknown[] = [];
+      const parts: string[] = [];
+      if (upserts.length) {
+        const values = upserts.map((r) => {
+          bindings.push(r.key, r.resource, r.namespace, r.name, r.rv, JSON.stringify(r.body));
+          return '(?, ?, ?, ?, ?, ?::jsonb)';
+        });
+        parts.push(
+          `upserted as (insert into ${OBJECTS} (key, resource, namespace, name, rv, body) values ${values.join(', ')} ` +
+            'on conflict (key) do update set rv = excluded.rv, body = excluded.body returning 1)',
+        );
+      }
+      if (removals.length) {
+        bindings.push(removals);
+        parts.push(`removed as (delete from ${OBJECTS} where key = any(?) returning 1)`);
+      }
+      bindings.push(String(rv));
+      const withClause = parts.length ? `with ${parts.join(', ')} ` : '';
+      await this.db.raw(
+        `${withClause}insert into ${STATE} (key, value) values ('resourceVersion', ?) on conflict (key) do update set value = excluded.value`,
+        bindings as never,
+      );
+    }
   }
 
   /** Wait for every queued write (used on shutdown). */
