@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AUTHORIZATION, routeKey, type Role } from '../authorization.js';
 import { roleIn, currentRole, type Caller } from './caller.js';
 import { HttpError, forbidden, notFound, unauthorized } from './errors.js';

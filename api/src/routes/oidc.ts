@@ -14,7 +14,7 @@ const FLOW_COOKIE = 'sf_oidc';
 export function oidcRoutes(services: Services): RouteDefinition[] {
   const { config, accounts } = services;
   let discovered: Promise<oidc.Configuration> | undefined;
-  const redirectUri = `${config.publicUrl}/api/v0/oidc/callback`;
+  const redirectUri = () => `${config.publicUrl}/api/v0/oidc/callback`;
 
   function provider(): Promise<oidc.Configuration> {
     const settings = config.oidc;
@@ -46,7 +46,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
         const verifier = oidc.randomPKCECodeVerifier();
         const state = oidc.randomState();
         const url = oidc.buildAuthorizationUrl(configuration, {
-          redirect_uri: redirectUri,
+          redirect_uri: redirectUri(),
           scope: 'openid email profile',
           code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
           code_challenge_method: 'S256',
@@ -87,13 +87,22 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
           .catch(() => {
             throw unauthorized('single sign-on failed');
           });
-        const claims = tokens.claims();
-        if (!claims) throw unauthorized('single sign-on failed');
+        const idClaims = tokens.claims();
+        if (!idClaims) throw unauthorized('single sign-on failed');
+        // Providers may keep profile claims out of the ID token; userinfo has them.
+        const claims =
+          typeof idClaims.email === 'string'
+            ? idClaims
+            : {
+                ...(await oidc.fetchUserInfo(configuration, tokens.access_token, idClaims.sub)),
+                sub: idClaims.sub,
+              };
         const session = await accounts.signInWithOidc({
           sub: claims.sub,
           email: typeof claims.email === 'string' ? claims.email : undefined,
           given_name: typeof claims.given_name === 'string' ? claims.given_name : undefined,
           family_name: typeof claims.family_name === 'string' ? claims.family_name : undefined,
+          email_verified: claims.email_verified !== false,
         });
         res.clearCookie(FLOW_COOKIE, { path: '/api/v0/oidc' });
         setSessionCookies(res, session, config);

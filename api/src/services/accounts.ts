@@ -296,9 +296,11 @@ export function createAccountService(deps: Deps) {
       email?: string | undefined;
       given_name?: string | undefined;
       family_name?: string | undefined;
+      email_verified: boolean;
     }) {
       let user = await db('users').where({ oidc_subject: claims.sub }).first();
-      if (!user && claims.email) {
+      // An existing account is linked only on an address the provider vouches for.
+      if (!user && claims.email && claims.email_verified) {
         user = await findByEmail(claims.email);
         if (user)
           await db('users').where({ id: user.id }).update({ oidc_subject: claims.sub, verified: true });

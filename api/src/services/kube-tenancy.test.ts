@@ -32,6 +32,14 @@ function quantity(text: string): number {
   return Number(match[1]) * SUFFIXES[match[2]!]!;
 }
 
+interface StartKubeLiteModule {
+  startKubeLite(options: {
+    db: Knex;
+    port: number;
+    host: string;
+  }): Promise<{ url: string; token: string; caCert: string; close(): Promise<void> }>;
+}
+
 // kube-lite is another workspace's; the API reaches it only through the Kubernetes API.
 const KUBE_LITE = fileURLToPath(new URL('../../../embedded/src/kube-lite/index.ts', import.meta.url));
 
@@ -60,9 +68,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const { startKubeLite } = (await import(
-      KUBE_LITE
-    )) as typeof import('../../../embedded/src/kube-lite/index.js');
+    const { startKubeLite } = (await import(KUBE_LITE)) as StartKubeLiteModule;
     kubeLite = await startKubeLite({ db, port: 0, host: '127.0.0.1' });
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromOptions({

@@ -61,7 +61,7 @@ export async function createHarness(
   const deps: ApiDeps = {
     db,
     kube: options.kube ?? null,
-    logger: pino({ level: process.env.DBG ? 'error' : 'silent' }),
+    logger: pino({ level: process.env.DBG ? 'debug' : 'silent' }),
     mailer: createMailer({ db, from: config.mailFrom }),
     config,
     ...(options.clusterCapacity ? { clusterCapacity: options.clusterCapacity } : {}),
