@@ -23,6 +23,14 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          name: 'e2e',
+          include: ['tests/start/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+        },
+      },
     ],
   },
 });

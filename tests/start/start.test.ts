@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-start-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** `npm start`'s entry point with its own data folder and free ports. */
+async function start(): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      SANDFLOW_DATA_DIR: dataDir,
+      SANDFLOW_PORT: '0',
+      SANDFLOW_KUBE_PORT: '0',
+      SANDFLOW_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"sandflow serving"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+  });
+  return { child, url, output: () => out };
+}
+
+function stop(s: Started, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    s.child.once('exit', (code) => resolve(code));
+    s.child.kill(signal);
+  });
+}
+
+function kube(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path.join(dataDir, 'kubeconfig'));
+  return kc;
+}
+
+describe('npm start', () => {
+  it(
+    'boots kube-lite with the CRDs, serves health, stops on SIGTERM and keeps state across restarts',
+    { timeout: 180_000 },
+    async () => {
+      const first = await start();
+      expect(first.output()).toContain(
+        `To use kubectl: export KUBECONFIG=${path.join(dataDir, 'kubeconfig')}`,
+      );
+      expect(await (await fetch(`${first.url}/healthz`)).text()).toBe('ok');
+      expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+      const crds = await kube().makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+      const names = crds.items.map((c) => c.metadata!.name);
+      for (const f of fs.readdirSync(path.join(repo, 'crds')).filter((x) => x.endsWith('.yaml'))) {
+        expect(names).toContain(f.replace(/^sandflow\.io_(.+)\.yaml$/, '$1.sandflow.io'));
+      }
+      const core = kube().makeApiClient(CoreV1Api);
+      await core.createNamespace({ body: { metadata: { name: 'kept' } } });
+      const cm = await core.createNamespacedConfigMap({
+        namespace: 'kept',
+        body: { metadata: { name: 'kept' }, data: { a: '1' } },
+      });
+      expect(await stop(first, 'SIGTERM')).toBe(0);
+
+      const second = await start();
+      try {
+        const read = await kube()
+          .makeApiClient(CoreV1Api)
+          .readNamespacedConfigMap({ name: 'kept', namespace: 'kept' });
+        expect(read.metadata?.uid).toBe(cm.metadata?.uid);
+        expect(read.metadata?.resourceVersion).toBe(cm.metadata?.resourceVersion);
+      } finally {
+        expect(await stop(second, 'SIGINT')).toBe(0);
+      }
+    },
+  );
+
+  it('refuses a bad configuration with a message naming the variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
+      cwd: repo,
+      env: { ...process.env, SANDFLOW_DATA_DIR: dataDir, SANDFLOW_PORT: 'eighty' },
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain('SANDFLOW_PORT: must be a number');
+  }, 60_000);
+});
