@@ -106,3 +106,18 @@ describe('bad input gets a Status error and changes nothing', () => {
     expect(res.json().message).toContain('unknown field "bogus"');
   });
 });
+
+describe('verbs a resource does not offer', () => {
+  it('answers MethodNotAllowed to POST on a named object', async () => {
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'exists' }, data: {} } });
+    const res = await rawRequest(
+      kc,
+      'POST',
+      `${base}/exists`,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'exists' } }),
+      json,
+    );
+    expect(res.status).toBe(405);
+    expect(res.json().reason).toBe('MethodNotAllowed');
+  });
+});
