@@ -1,0 +1,233 @@
+// CronWorkflows, as Argo's cron controller runs them: each schedule (5-field cron, spec.timezone)
+// creates a Workflow `<cron>-<unix seconds>` labelled workflows.argoproj.io/cron-workflow and owned
+// by the CronWorkflow, unless suspended, outside `when`, or later than startingDeadlineSeconds (a
+// missed run is caught up once after a restart when still within that deadline). concurrencyPolicy:
+// Allow, Forbid (skip while one is active), Replace (the active ones are stopped and deleted first).
+// status.active and status.lastScheduledTime are kept like Argo's.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Cron } from 'croner';
+import type { Logger } from 'pino';
+import { CRON_LABEL, isFinal, type ArgoWorkflow, type CronWorkflow } from './argo.js';
+import { ArgoClient, startInformer, statusCode } from './kube.js';
+import { KeyQueue } from './queue.js';
+
+interface Entry {
+  timer?: NodeJS.Timeout;
+  generation?: number;
+}
+
+export class CronController {
+  private readonly client: ArgoClient;
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: KeyQueue;
+  private stopInformer?: () => Promise<void>;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly log: Logger,
+  ) {
+    this.client = new ArgoClient(kc);
+    this.queue = new KeyQueue(2, (key) => this.reconcile(key));
+  }
+
+  async start() {
+    const key = (o: CronWorkflow) => `${o.metadata.namespace}/${o.metadata.name}`;
+    const { ready, stop } = startInformer<CronWorkflow>(
+      this.kc,
+      '/apis/argoproj.io/v1alpha1/cronworkflows',
+      () => this.client.list<CronWorkflow>('cronworkflows') as never,
+      this.log,
+      {
+        add: (o) => this.queue.add(key(o)),
+        update: (o) => this.queue.add(key(o)),
+        delete: (o) => {
+          const e = this.entries.get(key(o));
+          if (e?.timer) clearTimeout(e.timer);
+          this.entries.delete(key(o));
+        },
+      },
+    );
+    this.stopInformer = stop;
+    await ready;
+  }
+
+  private schedules(cwf: CronWorkflow): Cron[] {
+    const list = cwf.spec.schedules?.length
+      ? cwf.spec.schedules
+      : cwf.spec.schedule
+        ? [cwf.spec.schedule]
+        : [];
+    return list.map((s) => new Cron(s, { timezone: cwf.spec.timezone || 'UTC', paused: true }));
+  }
+
+  /** Re-arms the timer for the next fire time, catching up a missed run within the deadline. */
+  private async reconcile(key: string, fireAt?: Date): Promise<void> {
+    const [namespace, name] = key.split('/') as [string, string];
+    let cwf: CronWorkflow;
+    try {
+      cwf = await this.client.get<CronWorkflow>('cronworkflows', namespace, name);
+    } catch (e) {
+      if (statusCode(e) !== 404) this.queue.addAfter(key, 2000);
+      return;
+    }
+    const entry = this.entries.get(key) ?? {};
+    this.entries.set(key, entry);
+    if (entry.timer) clearTimeout(entry.timer);
+    let crons: Cron[];
+    try {
+      crons = this.schedules(cwf);
+    } catch (e) {
+      this.log.warn({ err: e, cronWorkflow: key }, 'invalid schedule');
+      return;
+    }
+    await this.refreshActive(cwf);
+    const now = new Date();
+    const last = cwf.status?.lastScheduledTime ? new Date(cwf.status.lastScheduledTime) : undefined;
+    const deadline = cwf.spec.startingDeadlineSeconds;
+    if (fireAt) {
+      await this.fire(cwf, fireAt, now);
+    } else if (last && deadline !== undefined) {
+      // Missed while we were down: the latest scheduled time after the last run, if recent enough.
+      let missed: Date | undefined;
+      for (const c of crons) {
+        let t = c.nextRun(last);
+        while (t && t <= now) {
+          if (!missed || t > missed) missed = t;
+          t = c.nextRun(t);
+        }
+      }
+      if (missed && now.getTime() - missed.getTime() <= deadline * 1000) await this.fire(cwf, missed, now);
+    }
+    const next = crons
+      .map((c) => c.nextRun(now))
+      .filter((d): d is Date => !!d)
+      .sort((a, b) => a.getTime() - b.getTime())[0];
+    if (next) {
+      const ms = Math.min(next.getTime() - Date.now(), 2 ** 31 - 1);
+      entry.timer = setTimeout(
+        () => {
+          entry.timer = undefined;
+          void this.reconcile(key, next).catch((e) =>
+            this.log.error({ err: e, cronWorkflow: key }, 'cron fire failed'),
+          );
+        },
+        Math.max(0, ms),
+      );
+      entry.timer.unref?.();
+    }
+  }
+
+  private async refreshActive(cwf: CronWorkflow) {
+    const active = cwf.status?.active ?? [];
+    if (active.length === 0) return;
+    const still: typeof active = [];
+    for (const ref of active) {
+      try {
+        const wf = await this.client.get<ArgoWorkflow>('workflows', cwf.metadata.namespace!, ref.name);
+        if (!isFinal(wf.status?.phase)) still.push(ref);
+      } catch (e) {
+        if (statusCode(e) !== 404) still.push(ref);
+      }
+    }
+    if (still.length !== active.length) {
+      await this.client.mergePatch(
+        'cronworkflows',
+        cwf.metadata.namespace!,
+        cwf.metadata.name!,
+        { status: { active: still } },
+        true,
+      );
+      (cwf.status ??= {}).active = still;
+    }
+  }
+
+  private whenAllows(cwf: CronWorkflow, now: Date): boolean {
+    const when = cwf.spec.when;
+    if (!when) return true;
+    const last = cwf.status?.lastScheduledTime;
+    const m = /\(now\(\)\s*-\s*cronworkflow\.lastScheduledTime\)\.Seconds\(\)\s*>=\s*([0-9.]+)/.exec(when);
+    if (m) return !last || (now.getTime() - Date.parse(last)) / 1000 >= Number(m[1]);
+    this.log.warn({ when, cronWorkflow: cwf.metadata.name }, 'unsupported when expression; running');
+    return true;
+  }
+
+  private async fire(cwf: CronWorkflow, at: Date, now: Date) {
+    const ns = cwf.metadata.namespace!;
+    const key = `${ns}/${cwf.metadata.name}`;
+    if (cwf.spec.suspend) return;
+    const deadline = cwf.spec.startingDeadlineSeconds;
+    if (deadline !== undefined && now.getTime() - at.getTime() > deadline * 1000) {
+      this.log.info({ cronWorkflow: key, at }, 'missed its starting deadline; skipped');
+      return;
+    }
+    if (!this.whenAllows(cwf, now)) return;
+    const active = cwf.status?.active ?? [];
+    const policy = cwf.spec.concurrencyPolicy ?? 'Allow';
+    if (policy === 'Forbid' && active.length > 0) {
+      this.log.info({ cronWorkflow: key }, 'a workflow is still active; Forbid skips this run');
+      return;
+    }
+    if (policy === 'Replace') {
+      for (const ref of active) {
+        await this.client.delete('workflows', ns, ref.name).catch(() => undefined);
+      }
+    }
+    const name = `${cwf.metadata.name}-${Math.floor(at.getTime() / 1000)}`;
+    const body: ArgoWorkflow = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: {
+        name,
+        namespace: ns,
+        labels: { ...(cwf.spec.workflowMetadata?.labels ?? {}), [CRON_LABEL]: cwf.metadata.name! },
+        annotations: {
+          ...(cwf.spec.workflowMetadata?.annotations ?? {}),
+          'workflows.argoproj.io/scheduled-time': at.toISOString(),
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'argoproj.io/v1alpha1',
+            kind: 'CronWorkflow',
+            name: cwf.metadata.name!,
+            uid: cwf.metadata.uid!,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: structuredClone(cwf.spec.workflowSpec),
+    };
+    let created: ArgoWorkflow | undefined;
+    try {
+      created = await this.client.create<ArgoWorkflow>('workflows', ns, body);
+    } catch (e) {
+      if (statusCode(e) !== 409) throw new Error(`creating workflow ${name} failed`, { cause: e });
+    }
+    const ref = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Workflow',
+      name,
+      namespace: ns,
+      uid: created?.metadata.uid,
+    };
+    await this.client.mergePatch(
+      'cronworkflows',
+      ns,
+      cwf.metadata.name!,
+      {
+        status: {
+          lastScheduledTime: at.toISOString(),
+          active: [...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)), ref],
+        },
+      },
+      true,
+    );
+    this.log.info({ cronWorkflow: key, workflow: name }, 'scheduled a workflow');
+  }
+
+  async stop() {
+    await this.stopInformer?.();
+    for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
+    await this.queue.close();
+  }
+}

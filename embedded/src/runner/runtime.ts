@@ -1,0 +1,317 @@
+// Where the steps of the local runner execute. The process runtime runs each container step as a
+// child process (its own process group, so Stop kills everything it started) in a fresh working
+// folder; /sandflow is remapped to the run's shared folder; stdout+stderr go to a per-node log file
+// that can be followed while it grows. CPU and memory requests are counted against the machine so
+// it is never oversubscribed: a step that does not fit stays Pending, as an unschedulable pod would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Artifact } from './argo.js';
+
+export interface Capacity {
+  /** Millicores. */
+  cpu: number;
+  /** MiB. */
+  memory: number;
+}
+
+export function machineCapacity(): Capacity {
+  return { cpu: os.cpus().length * 1000, memory: Math.floor(os.totalmem() / 1048576) };
+}
+
+export interface StepSpec {
+  /** Pod name (the Argo node id). */
+  pod: string;
+  namespace: string;
+  workflow: string;
+  command: string[];
+  env: Record<string, string>;
+  /** The stdin-less script of a script template, run as `command… <file>`. */
+  script?: string;
+  /** Capture stdout as outputs.result (script templates). */
+  captureResult: boolean;
+  requests: Capacity;
+  /** In-process step (the split helper): returns its result. */
+  native?: (log: (line: string) => void) => Promise<string>;
+}
+
+export interface StepResult {
+  phase: 'Succeeded' | 'Failed' | 'Error';
+  exitCode?: number;
+  message?: string;
+  result?: string;
+  startedAt: string;
+  finishedAt: string;
+  artifacts?: Artifact[];
+}
+
+export interface StepHandle {
+  pod: string;
+  key: string;
+  startedAt: string;
+  result?: StepResult;
+  kill(reason: string): void;
+}
+
+export type StartOutcome = { started: StepHandle } | { pending: string };
+
+export interface Runtime {
+  readonly name: string;
+  /** Where the shared folder and logs of a workflow live. */
+  runDir(namespace: string, workflow: string): string;
+  sharedDir(namespace: string, workflow: string): string;
+  logKey(namespace: string, workflow: string, pod: string): string;
+  start(step: StepSpec, onExit: (h: StepHandle) => void): StartOutcome;
+  get(pod: string): StepHandle | undefined;
+  forget(pod: string): void;
+  /** Kills what a previous runner left behind for a pod (its process group), if anything. */
+  reapOrphan(namespace: string, workflow: string, pod: string): void;
+  killWorkflow(namespace: string, workflow: string, reason: string): void;
+  removeWorkflow(namespace: string, workflow: string): void;
+  /** Millicores and MiB in use. */
+  used(): Capacity;
+  capacity: Capacity;
+  close(): Promise<void>;
+}
+
+export interface ProcessRuntimeOptions {
+  /** Root of the runs' folders: `$SANDFLOW_DATA_DIR/runs`. */
+  root: string;
+  capacity?: Capacity;
+  /** Seconds between SIGTERM and SIGKILL when a step is stopped. */
+  gracePeriodSeconds?: number;
+}
+
+const SHARED = '/sandflow';
+const SHARED_RE = /(^|[^A-Za-z0-9_.\-/])\/sandflow(?=$|[/\s"':;,)}])/g;
+
+/** Rewrites the container path /sandflow to the run's shared folder wherever it appears. */
+export function remapShared(value: string, sharedDir: string): string {
+  return value.replace(SHARED_RE, (_m, pre: string) => `${pre}${sharedDir}`);
+}
+
+export class ProcessRuntime implements Runtime {
+  readonly name = 'process';
+  readonly capacity: Capacity;
+  private readonly handles = new Map<string, StepHandle & { reserved: Capacity; child?: ChildProcess }>();
+  private inUse: Capacity = { cpu: 0, memory: 0 };
+
+  constructor(private readonly options: ProcessRuntimeOptions) {
+    this.capacity = options.capacity ?? machineCapacity();
+    fs.mkdirSync(options.root, { recursive: true });
+  }
+
+  runDir(namespace: string, workflow: string) {
+    return path.join(this.options.root, namespace, workflow);
+  }
+  sharedDir(namespace: string, workflow: string) {
+    return path.join(this.runDir(namespace, workflow), 'shared');
+  }
+  logKey(namespace: string, workflow: string, pod: string) {
+    return `${namespace}/${workflow}/${pod}/main.log`;
+  }
+  private podDir(step: { namespace: string; workflow: string; pod: string }) {
+    return path.join(this.runDir(step.namespace, step.workflow), step.pod);
+  }
+
+  used(): Capacity {
+    return { ...this.inUse };
+  }
+
+  get(pod: string) {
+    return this.handles.get(pod);
+  }
+
+  forget(pod: string) {
+    const h = this.handles.get(pod);
+    if (h && h.result) this.handles.delete(pod);
+  }
+
+  start(step: StepSpec, onExit: (h: StepHandle) => void): StartOutcome {
+    const cap = this.capacity;
+    const req = step.requests;
+    if (req.cpu > cap.cpu || req.memory > cap.memory) {
+      return {
+        pending: `Unschedulable: 0/1 nodes are available: 1 Insufficient ${req.cpu > cap.cpu ? 'cpu' : 'memory'} (requests ${req.cpu}m cpu, ${Math.round(req.memory)}Mi memory; the machine has ${cap.cpu}m, ${cap.memory}Mi).`,
+      };
+    }
+    if (this.inUse.cpu + req.cpu > cap.cpu || this.inUse.memory + req.memory > cap.memory) {
+      return {
+        pending: `Unschedulable: 0/1 nodes are available: 1 Insufficient ${this.inUse.cpu + req.cpu > cap.cpu ? 'cpu' : 'memory'}.`,
+      };
+    }
+    this.inUse = { cpu: this.inUse.cpu + req.cpu, memory: this.inUse.memory + req.memory };
+    const startedAt = new Date().toISOString();
+    const podDir = this.podDir(step);
+    const workDir = path.join(podDir, 'work');
+    const shared = this.sharedDir(step.namespace, step.workflow);
+    fs.rmSync(workDir, { recursive: true, force: true });
+    fs.mkdirSync(workDir, { recursive: true });
+    fs.mkdirSync(shared, { recursive: true });
+    const logPath = path.join(podDir, 'main.log');
+    const logFd = fs.openSync(logPath, 'a');
+    const key = `${step.namespace}/${step.workflow}`;
+    const handle: StepHandle & { reserved: Capacity; child?: ChildProcess } = {
+      pod: step.pod,
+      key,
+      startedAt,
+      reserved: req,
+      kill: () => undefined,
+    };
+    this.handles.set(step.pod, handle);
+    let killedFor: string | undefined;
+    const finish = (r: Omit<StepResult, 'startedAt' | 'finishedAt'>) => {
+      if (handle.result) return;
+      try {
+        fs.closeSync(logFd);
+      } catch {
+        /* already closed */
+      }
+      this.inUse = { cpu: this.inUse.cpu - req.cpu, memory: this.inUse.memory - req.memory };
+      fs.rmSync(path.join(podDir, 'pid'), { force: true });
+      handle.result = {
+        ...r,
+        ...(killedFor ? { phase: 'Failed', message: killedFor } : {}),
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        artifacts: [{ name: 'main-logs', s3: { key: this.logKey(step.namespace, step.workflow, step.pod) } }],
+      };
+      onExit(handle);
+    };
+
+    if (step.native) {
+      handle.kill = (reason) => {
+        killedFor = reason;
+      };
+      const log = (line: string) => fs.writeSync(logFd, line.endsWith('\n') ? line : `${line}\n`);
+      // Deferred so the caller records the Running node before the step can finish.
+      setImmediate(() => {
+        step.native!(log).then(
+          (result) => finish({ phase: 'Succeeded', exitCode: 0, result }),
+          (e: unknown) => {
+            log(String((e as Error).message ?? e));
+            finish({ phase: 'Failed', exitCode: 1, message: 'Error (exit code 1)' });
+          },
+        );
+      });
+      return { started: handle };
+    }
+
+    const argv = step.command.map((a) => remapShared(a, shared));
+    if (step.script !== undefined) {
+      const scriptPath = path.join(podDir, 'script');
+      fs.writeFileSync(scriptPath, remapShared(step.script, shared));
+      argv.push(scriptPath);
+    }
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: workDir,
+      HOSTNAME: step.pod,
+      LANG: process.env.LANG ?? 'C.UTF-8',
+      TMPDIR: workDir,
+    };
+    for (const [k, v] of Object.entries(step.env)) env[k] = remapShared(v, shared);
+    const resultPath = path.join(podDir, 'stdout');
+    const outFd = step.captureResult ? fs.openSync(resultPath, 'w') : logFd;
+    let child: ChildProcess;
+    try {
+      child = spawn(argv[0]!, argv.slice(1), {
+        cwd: workDir,
+        env,
+        detached: true,
+        stdio: ['ignore', outFd, logFd],
+      });
+    } catch (e) {
+      if (outFd !== logFd) fs.closeSync(outFd);
+      fs.writeSync(logFd, `failed to start ${argv[0]}: ${(e as Error).message}\n`);
+      setImmediate(() =>
+        finish({ phase: 'Error', message: `failed to start container: ${(e as Error).message}` }),
+      );
+      return { started: handle };
+    }
+    handle.child = child;
+    if (child.pid) fs.writeFileSync(path.join(podDir, 'pid'), String(child.pid));
+    const grace = (this.options.gracePeriodSeconds ?? 2) * 1000;
+    handle.kill = (reason) => {
+      if (handle.result) return;
+      killedFor = reason;
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
+    };
+    child.once('error', (e) => {
+      fs.writeSync(logFd, `failed to start ${argv[0]}: ${e.message}\n`);
+      if (outFd !== logFd) fs.closeSync(outFd);
+      finish({ phase: 'Error', message: `failed to start container: ${e.message}` });
+    });
+    child.once('exit', (code, signal) => {
+      if (handle.result) return;
+      let result: string | undefined;
+      if (outFd !== logFd) {
+        fs.closeSync(outFd);
+        const out = fs.readFileSync(resultPath, 'utf8');
+        fs.writeSync(logFd, out);
+        result = out.replace(/\n$/, '');
+      }
+      const exitCode = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 9) : 1);
+      finish(
+        exitCode === 0
+          ? { phase: 'Succeeded', exitCode, ...(result !== undefined ? { result } : {}) }
+          : { phase: 'Failed', exitCode, message: `Error (exit code ${exitCode})` },
+      );
+    });
+    return { started: handle };
+  }
+
+  reapOrphan(namespace: string, workflow: string, pod: string) {
+    const pidFile = path.join(this.podDir({ namespace, workflow, pod }), 'pid');
+    try {
+      const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+      if (pid > 1) killGroup(pid, 'SIGKILL');
+      fs.rmSync(pidFile, { force: true });
+    } catch {
+      /* nothing left behind */
+    }
+  }
+
+  killWorkflow(namespace: string, workflow: string, reason: string) {
+    const key = `${namespace}/${workflow}`;
+    for (const h of this.handles.values()) if (h.key === key && !h.result) h.kill(reason);
+  }
+
+  removeWorkflow(namespace: string, workflow: string) {
+    this.killWorkflow(namespace, workflow, 'workflow deleted');
+    const key = `${namespace}/${workflow}`;
+    for (const [pod, h] of this.handles) if (h.key === key && h.result) this.handles.delete(pod);
+  }
+
+  async close() {
+    const running = [...this.handles.values()].filter((h) => !h.result && h.child);
+    for (const h of running) killGroup(h.child!.pid, 'SIGKILL');
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/** A docker/podman engine answering on this machine, if any (none on these machines). */
+export function detectContainerEngine(): string | undefined {
+  for (const bin of ['docker', 'podman']) {
+    for (const dir of (process.env.PATH ?? '').split(':')) {
+      if (dir && fs.existsSync(path.join(dir, bin))) return bin;
+    }
+  }
+  return undefined;
+}
+
+export { SHARED as SHARED_MOUNT };
