@@ -19,18 +19,21 @@ export async function loadCaller(
   userId: string,
   organizationId: string | null,
 ): Promise<Caller | null> {
-  const user = await db('users')
-    .where({ id: userId })
-    .first('id', 'email', 'first_name', 'last_name', 'is_super_admin');
+  // One statement: it runs on every request, and PGlite serves one statement at a time.
+  const { rows } = await db.raw(
+    `SELECT u.id, u.email, u.first_name, u.last_name, u.is_super_admin,
+       COALESCE((SELECT json_agg(json_build_array(m.organization_id, m.role) ORDER BY m.organization_id)
+                 FROM organization_members m WHERE m.user_id = u.id), '[]') AS memberships,
+       COALESCE((SELECT json_agg(json_build_array(g.id, g.organization_id))
+                 FROM group_members gm JOIN groups g ON g.id = gm.group_id
+                 WHERE gm.user_id = u.id AND gm.is_admin), '[]') AS admin_groups
+     FROM users u WHERE u.id = ?`,
+    [userId],
+  );
+  const user = rows[0];
   if (!user) return null;
-  const [memberships, adminGroups] = await Promise.all([
-    db('organization_members').where({ user_id: userId }).select('organization_id', 'role'),
-    db('group_members')
-      .join('groups', 'groups.id', 'group_members.group_id')
-      .where({ 'group_members.user_id': userId, 'group_members.is_admin': true })
-      .select('groups.id', 'groups.organization_id'),
-  ]);
-  const memberOf = new Map<string, string>(memberships.map((m) => [m.organization_id, m.role]));
+  const memberships = parseJson<[string, string][]>(user.memberships);
+  const memberOf = new Map<string, string>(memberships);
   // A token minted before the caller left an organization must not keep it current.
   const current =
     organizationId && (memberOf.has(organizationId) || user.is_super_admin) ? organizationId : null;
@@ -39,11 +42,14 @@ export async function loadCaller(
     email: user.email,
     name: `${user.first_name} ${user.last_name}`.trim(),
     isSuperAdmin: user.is_super_admin,
-    currentOrganizationId: current ?? memberships[0]?.organization_id ?? null,
+    currentOrganizationId: current ?? memberships[0]?.[0] ?? null,
     memberships: memberOf,
-    adminGroups: new Map(adminGroups.map((g) => [g.id, g.organization_id])),
+    adminGroups: new Map(parseJson<[string, string][]>(user.admin_groups)),
   };
 }
+
+/** json columns arrive parsed from pg and as text from some drivers. */
+const parseJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
 /**
  * The caller's role in an organization (null: not a member). In a group-scoped check

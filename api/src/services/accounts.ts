@@ -19,6 +19,7 @@ import type { MemberService } from './members.js';
 import type { OrganizationService } from './organizations.js';
 import { hashPassword, isStrongPassword, verifyPassword } from './passwords.js';
 import type { PreferenceService } from './preferences.js';
+import type { Row } from './tenancy-shared.js';
 import { hashToken, newOpaqueToken, type TokenService } from './tokens.js';
 
 export interface Registration {
@@ -195,35 +196,27 @@ export function createAccountService(deps: Deps) {
       });
     },
 
-    /** GET /me (spec 1 §3 session user). */
+    /** GET /me (spec 1 §3 session user), in one statement: it is the console's most frequent call. */
     async me(caller: Caller) {
-      const user = await db('users').where({ id: caller.userId }).first();
-      const orgId = caller.currentOrganizationId;
-      const [orgs, groups, contact, tags, membership] = await Promise.all([
-        db('organization_members')
-          .join('organizations', 'organizations.id', 'organization_members.organization_id')
-          .where({ user_id: caller.userId })
-          .orderBy('organizations.name')
-          .select('organizations.id', 'organizations.name', 'role', 'uid'),
-        db('group_members')
-          .join('groups', 'groups.id', 'group_members.group_id')
-          .where({ user_id: caller.userId, 'groups.organization_id': orgId })
-          .orderBy('groups.name')
-          .select(
-            'groups.id',
-            'groups.name',
-            'group_members.quota_cpu',
-            'group_members.quota_memory',
-            'group_members.quota_disk',
-            'group_members.use_free',
-            'group_members.use_percentage',
-          ),
-        db('contacts').where({ user_id: caller.userId }).first(),
-        db('tags').where({ user_id: caller.userId }).orderBy('id').select('label', 'color'),
-        orgId
-          ? db('organization_members').where({ user_id: caller.userId, organization_id: orgId }).first('uid')
-          : undefined,
-      ]);
+      const { rows } = await db.raw(
+        `SELECT u.id, u.email, u.first_name, u.last_name, u.mail_notification, u.avatar IS NOT NULL AS has_avatar,
+           (SELECT m.uid FROM organization_members m WHERE m.user_id = u.id AND m.organization_id = :org) AS uid,
+           COALESCE((SELECT json_agg(json_build_object('id', o.id, 'name', o.name, 'role', m.role) ORDER BY o.name)
+                     FROM organization_members m JOIN organizations o ON o.id = m.organization_id
+                     WHERE m.user_id = u.id), '[]') AS organizations,
+           COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'cpu', gm.quota_cpu, 'memory', gm.quota_memory,
+                       'disk', gm.quota_disk, 'use_free', gm.use_free, 'use_percentage', gm.use_percentage) ORDER BY g.name)
+                     FROM group_members gm JOIN groups g ON g.id = gm.group_id
+                     WHERE gm.user_id = u.id AND g.organization_id = :org), '[]') AS groups,
+           COALESCE((SELECT json_agg(json_build_object('label', t.label, 'color', t.color) ORDER BY t.id)
+                     FROM tags t WHERE t.user_id = u.id), '[]') AS tags,
+           COALESCE((SELECT c.contacts FROM contacts c WHERE c.user_id = u.id), '[]') AS contacts
+         FROM users u WHERE u.id = :user`,
+        { user: caller.userId, org: caller.currentOrganizationId },
+      );
+      const user = rows[0];
+      const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+      const groups = json<Row[]>(user.groups);
       return {
         id: user.id,
         username: user.email,
@@ -231,26 +224,26 @@ export function createAccountService(deps: Deps) {
         first_name: user.first_name,
         last_name: user.last_name,
         role: currentRole(caller),
-        uid: membership?.uid ?? 1000,
+        uid: user.uid ?? 1000,
         groups: groups.map((g) => ({ id: g.id, name: g.name })),
-        organizations: orgs.map((o) => ({
+        organizations: json<Row[]>(user.organizations).map((o) => ({
           id: o.id,
           name: o.name,
           role: caller.isSuperAdmin ? 'admin' : o.role,
         })),
-        current_organization: orgId,
+        current_organization: caller.currentOrganizationId,
         preferences: { mail_notification: user.mail_notification },
         quota: groups.map((g) => ({
           group: g.id,
-          cpu: Number(g.quota_cpu),
-          memory: Number(g.quota_memory),
-          disk: Number(g.quota_disk),
+          cpu: Number(g.cpu),
+          memory: Number(g.memory),
+          disk: Number(g.disk),
           use_free: g.use_free,
           use_percentage: g.use_percentage,
         })),
-        tags,
-        contacts: contact?.contacts ?? [],
-        has_avatar: user.avatar !== null,
+        tags: json<Row[]>(user.tags),
+        contacts: json<unknown[]>(user.contacts),
+        has_avatar: user.has_avatar,
       };
     },
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../test-support/database.js';
+import { createTestDatabase, destroyTestDatabase } from '../test-support/database.js';
 import { createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
 import {
@@ -87,7 +87,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
   afterAll(async () => {
     await api?.close();
     await kubeLite?.close();
-    await db?.destroy();
+    if (db) await destroyTestDatabase(db);
   });
 
   const gone = async (name: string) => {

@@ -2,6 +2,14 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { migrateApi } from '../migrate.js';
 
+const cleanups = new WeakMap<Knex, () => Promise<void>>();
+
+/** Closes a test database, dropping its schema on a shared server so it does not fill up. */
+export async function destroyTestDatabase(db: Knex): Promise<void> {
+  await cleanups.get(db)?.();
+  await db.destroy();
+}
+
 /**
  * PGlite in memory, or the PostgreSQL named by SANDFLOW_TEST_DATABASE_URL (CI). On a
  * shared server each call gets its own schema so suites do not see each other.
@@ -23,5 +31,8 @@ export async function createTestDatabase(): Promise<Knex> {
   await admin.destroy();
   const db = knexFactory({ client: 'pg', connection: url, searchPath: [schema], pool: { min: 0, max: 4 } });
   await migrateApi(db);
+  cleanups.set(db, async () => {
+    await db.raw(`DROP SCHEMA "${schema}" CASCADE`);
+  });
   return db;
 }

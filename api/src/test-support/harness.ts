@@ -9,7 +9,7 @@ import { attachRealtime } from '../realtime.js';
 import { servicesFor, type ApiDeps } from '../services/index.js';
 import type { KubeTenancy } from '../services/kube-tenancy.js';
 import { createMailer } from '../services/mailer.js';
-import { createTestDatabase } from './database.js';
+import { createTestDatabase, destroyTestDatabase } from './database.js';
 
 export interface Harness {
   db: Knex;
@@ -87,7 +87,7 @@ export async function createHarness(
     async close() {
       realtime?.close();
       if (server) await new Promise((resolve) => server!.close(resolve));
-      await db.destroy();
+      await destroyTestDatabase(db);
     },
   };
 }
