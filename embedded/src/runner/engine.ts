@@ -363,6 +363,10 @@ class Operation {
   }
 
   private link(parents: NodeStatus[], child: NodeStatus) {
+    // Like Argo, dependants of a fan-out hang off its instances (the group's outbound nodes).
+    parents = parents.flatMap((p) =>
+      p.type === 'TaskGroup' && p.children?.length ? p.children.map((id) => this.nodes[id] ?? p) : [p],
+    );
     for (let p of parents) {
       // Like Argo, dependants hang off a retried task's last attempt (its outbound node).
       if (p.type === 'Retry' && p.children?.length) p = this.nodes[p.children[p.children.length - 1]!] ?? p;

@@ -1,0 +1,51 @@
+// What the controllers share: the API client, informer caches, queues, logger, metrics, options.
+import type { ClusterManager, Run, Sandbox, Session, Workflow } from '@sandflow/crds';
+import type { Logger } from 'pino';
+import type { CompilerOptions } from './compiler/index.js';
+import type { ArgoWorkflowObject } from './runs/argo.js';
+import type { Resources } from './runs/scheduler.js';
+import type { Cache, Kube } from './runtime/kube.js';
+import type { Metrics } from './runtime/metrics.js';
+
+export interface Context {
+  kube: Kube;
+  log: Logger;
+  metrics: Metrics;
+  options: {
+    platformClusterName: string;
+    heartbeatMs: number;
+    queuedRetryMs: number;
+    compiler: CompilerOptions;
+  };
+  caches: {
+    workflows: Cache<Workflow>;
+    sessions: Cache<Session>;
+    runs: Cache<Run>;
+    sandboxes: Cache<Sandbox>;
+    clusterManagers: Cache<ClusterManager>;
+    argo: Cache<ArgoWorkflowObject>;
+  };
+  enqueue: {
+    workflow(key: string): void;
+    session(key: string): void;
+    run(key: string): void;
+    clusterManager(key: string): void;
+  };
+  /** Runs holding resources (admitted, not finished): key → demand and cluster. */
+  active: Map<string, { namespace: string; owner: string; demand: Resources; cluster: string }>;
+  /** round_robin memory: organization → last cluster chosen. */
+  lastCluster: Map<string, string>;
+  /** Serializes admissions so two runs never take the same room. */
+  admission: { lock<T>(fn: () => Promise<T>): Promise<T> };
+}
+
+export function mutex() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    lock<T>(fn: () => Promise<T>): Promise<T> {
+      const next = tail.then(fn, fn);
+      tail = next.catch(() => undefined);
+      return next;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// ClusterManager: the platform-owned one (the cluster the operator runs in) is created at start and
+// recreated if deleted; the operator heartbeats it (status.lastSeen); for every cluster manager,
+// alive / connection follow from lastSeen with spec 3 §4's 2 and 3 minute thresholds.
+import os from 'node:os';
+import type { ClusterManager } from '@sandflow/crds';
+import type { Context } from '../context.js';
+import { connectionOf } from '../runs/scheduler.js';
+import { KINDS, sameJson, statusCode } from '../runtime/kube.js';
+import type { ReconcileResult } from './base.js';
+
+export async function ensurePlatformCluster(
+  ctx: Context,
+  resources?: { cpu: number; memory: number; disk: number },
+) {
+  const name = ctx.options.platformClusterName;
+  const existing = await ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, name);
+  if (existing) return existing;
+  const body: ClusterManager = {
+    apiVersion: 'sandflow.io/v1alpha1',
+    kind: 'ClusterManager',
+    metadata: { name, labels: { 'sandflow.io/platform-owned': 'true' } },
+    spec: {
+      title: 'Platform',
+      label: os.hostname(),
+      address: 'in-cluster',
+      version: '0.1.0',
+      public: true,
+      active: true,
+      platformOwned: true,
+      resources: resources ?? {
+        cpu: os.cpus().length * 1000,
+        memory: Math.floor(os.totalmem() / 1048576),
+        disk: 100 * 1024,
+      },
+    },
+  };
+  try {
+    const created = await ctx.kube.create<ClusterManager>(KINDS.clusterManager, undefined, body);
+    ctx.log.info({ clusterManager: name }, 'platform cluster manager created');
+    return created;
+  } catch (e) {
+    if (statusCode(e) !== 409) throw new Error('creating the platform cluster manager failed', { cause: e });
+    return ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, name);
+  }
+}
+
+export async function reconcileClusterManager(ctx: Context, key: string): Promise<ReconcileResult | void> {
+  const now = new Date();
+  const platform = key === ctx.options.platformClusterName;
+  let cm = await ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, key);
+  if (!cm) {
+    if (!platform) return;
+    cm = await ensurePlatformCluster(ctx); // cannot be deleted: it comes back
+    if (!cm) return;
+  }
+  const status = cm.status ?? {};
+  const lastSeen = platform ? now.toISOString() : status.lastSeen;
+  const c = connectionOf(lastSeen, now);
+  const next = {
+    ...status,
+    ...(lastSeen ? { lastSeen } : {}),
+    alive: c.alive,
+    connection: c.connection,
+    addedTime: status.addedTime ?? cm.metadata.creationTimestamp ?? now.toISOString(),
+    observedGeneration: cm.metadata.generation,
+  };
+  if (platform || !sameJson(status, next))
+    await ctx.kube.patchStatus(KINDS.clusterManager, undefined, key, next);
+  if (platform) return { requeueAfterMs: ctx.options.heartbeatMs };
+  return c.changesAt ? { requeueAfterMs: Math.max(1000, c.changesAt - now.getTime()) } : undefined;
+}

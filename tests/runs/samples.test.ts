@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Run } from '@sandflow/crds';
+import { ROOT, listRuns, startEnv, until, type Env } from './harness.js';
+
+let env: Env;
+beforeAll(async () => {
+  env = await startEnv();
+});
+afterAll(async () => env?.close());
+
+const NS = 'sf-demo-research';
+const ONE_OFF = '9a7c5e1d-3b2f-4d8a-b6e4-1c0f2a3d4e22';
+
+describe('config/samples applied with kubectl', () => {
+  it('the one-off session yields a Run that completes: switch success branch, split/merge over the lines, outputs and logs', async () => {
+    await env.kubectl('apply', '-f', path.join(ROOT, 'config/samples/namespaces.yaml'));
+    await env.kubectl('apply', '-f', path.join(ROOT, 'config/samples/'));
+    const run = await until(async () => {
+      const runs = (await listRuns(env, NS)).filter((r) => r.spec.session === ONE_OFF);
+      const r = runs[0];
+      return r && ['COMPLETED', 'ERROR', 'STOPPED'].includes(r.status?.phase ?? '') ? r : undefined;
+    }, 45_000);
+    const byName = Object.fromEntries((run.status!.sandboxStatuses ?? []).map((s) => [s.name, s]));
+    expect(run.status!.phase, JSON.stringify(run.status, null, 1)).toBe('COMPLETED');
+    expect(byName.ingest!.status).toBe('COMPLETED');
+    expect(byName.process!.status).toBe('COMPLETED');
+    expect(byName.process!.subSandboxes!.map((s) => s.status)).toEqual([
+      'COMPLETED',
+      'COMPLETED',
+      'COMPLETED',
+    ]);
+    expect(byName.merge!.status).toBe('COMPLETED');
+    expect(byName.publish!.status).toBe('COMPLETED');
+    expect(byName.alert!.status).toBe('SKIPPING');
+    expect(byName.cleanup!.status).toBe('COMPLETED');
+    expect(run.status!.startTime).toBeTruthy();
+    expect(run.status!.stopTime).toBeTruthy();
+    expect(run.status!.history!.map((h) => h.action)).toEqual(
+      expect.arrayContaining(['created', 'INIT', 'COMPLETED']),
+    );
+    expect(run.status!.clusterManager).toBe('platform');
+    // The merged report has one upper-cased line per item, in order.
+    const report = run.status!.outputs!.find((o) => o.sandbox === 'merge' && o.name === 'report.txt')!;
+    expect(fs.readFileSync(path.join(env.dataDir, 'runs', report.path!), 'utf8')).toBe(
+      'SENSOR-A 12.5\nSENSOR-B 13.1\nSENSOR-C 11.8\n',
+    );
+    // Billing: one record per finished step instance (ingest, 3 × process, merge, publish, cleanup).
+    expect(run.status!.billing).toHaveLength(7);
+    expect(run.status!.billing!.every((b) => b.machine!.cpu === 2000 && b.amount! >= 0)).toBe(true);
+    // Logs: the Argo node of each step points at its log file.
+    const wf = (await env.api.getNamespacedCustomObject({
+      group: 'argoproj.io',
+      version: 'v1alpha1',
+      plural: 'workflows',
+      namespace: NS,
+      name: run.status!.argoWorkflow!,
+    })) as {
+      metadata: { ownerReferences: { kind: string; uid: string }[] };
+      status: {
+        nodes: Record<
+          string,
+          { displayName: string; outputs?: { artifacts?: { name: string; s3?: { key: string } }[] } }
+        >;
+      };
+    };
+    expect(wf.metadata.ownerReferences[0]).toMatchObject({ kind: 'Run', uid: run.metadata.uid });
+    const publish = Object.values(wf.status.nodes).find((n) => n.displayName === 'sb-publish')!;
+    const log = publish.outputs!.artifacts!.find((a) => a.name === 'main-logs')!.s3!.key;
+    expect(fs.readFileSync(path.join(env.dataDir, 'runs', log), 'utf8')).toBe('published 3 lines\n');
+    // The periodic session became a CronWorkflow.
+    const cwfs = (await env.api.listNamespacedCustomObject({
+      group: 'argoproj.io',
+      version: 'v1alpha1',
+      plural: 'cronworkflows',
+      namespace: NS,
+    })) as { items: unknown[] };
+    expect(cwfs.items).toHaveLength(1);
+    // Applying the samples again creates no second run.
+    await env.kubectl('apply', '-f', path.join(ROOT, 'config/samples/'));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await listRuns(env, NS)).filter((r: Run) => r.spec.session === ONE_OFF)).toHaveLength(1);
+  });
+});
