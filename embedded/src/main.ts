@@ -9,6 +9,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { installCrds, readCrds } from './crd-install.js';
 import { createDatabase } from './db/database.js';
 import { startKubeLite, type KubeLite } from './kube-lite/index.js';
+import { startRunner, type Runner } from './runner/index.js';
+import { startOperator } from '@sandflow/operator';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -39,6 +41,11 @@ async function main(): Promise<void> {
     const argo = await installCrds(kc, readCrds(path.join(repoRoot, 'embedded/argo-crds')));
     log.info({ crds: argo }, 'argo custom resource definitions installed (embedded mode)');
   }
+  // The local runner plays Argo in embedded mode; the operator runs in both modes.
+  const runner: Runner | undefined = kubeLite
+    ? await startRunner({ kc, dataDir: config.dataDir, logger: log })
+    : undefined;
+  const operator = await startOperator({ kc, logger: log });
 
   let ready = true;
   const app = express();
@@ -77,6 +84,8 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping');
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await operator.stop();
+    await runner?.stop();
     await kubeLite?.close();
     await db.destroy();
     log.info('stopped');
