@@ -121,6 +121,23 @@ describe('realtime notifications', () => {
   });
 });
 
+describe('notification mail', () => {
+  it.each([
+    [true, 1],
+    [false, 0],
+  ])('mails a notification when asked and mail_notification is %s', async (preference, mails) => {
+    await h.db('users').where({ id: w.a.user.id }).update({ mail_notification: preference });
+    await servicesFor(h.deps).notifications.notify({
+      userId: w.a.user.id,
+      organizationId: w.a.org.id,
+      title: 'Run failed',
+      text: 'r-1 failed',
+      mail: true,
+    });
+    expect(await h.db('outbox').where({ to: w.a.user.email, subject: 'Run failed' })).toHaveLength(mails);
+  });
+});
+
 describe('GET /illumina/events', () => {
   it('pages newest first, 30 a page, scoped to the caller', async () => {
     const events = servicesFor(h.deps).events;

@@ -26,10 +26,16 @@ export function credentialLimiters(config: ApiConfig): RequestHandler[] {
     standardHeaders: false,
     legacyHeaders: false,
     skipSuccessfulRequests: true,
-    keyGenerator: (req) => {
+    // The account is the username in the body (login, forgot password), else the
+    // signed-in person (change password), else the reset token in the path.
+    keyGenerator: (req, res) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const account = body.username ?? body.email;
-      return typeof account === 'string' ? `account:${account.trim().toLowerCase()}` : `route:${req.path}`;
+      if (typeof account === 'string') return `account:${account.trim().toLowerCase()}`;
+      const callerId = (res.locals as { callerId?: string }).callerId;
+      if (callerId) return `user:${callerId}`;
+      const token = (req.params as Record<string, string | undefined>).token;
+      return token ? `token:${token}` : `address:${ipKeyGenerator(req.ip ?? '')}`;
     },
     handler: (_req, _res, next) => next(tooMany()),
   });

@@ -121,7 +121,10 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], services:
       }
 
       await runAll(bodyParsers, req, res);
-      if (definition.limiters) await runAll(definition.limiters, req, res);
+      if (definition.limiters) {
+        res.locals.callerId = caller?.userId;
+        await runAll(definition.limiters, req, res);
+      }
       const query = parse(definition.query as AnySchema | undefined, req.query, 'query', 400);
       const body = Buffer.isBuffer(req.body) ? req.body : parse(definition.body, req.body, 'body', 422);
       const result = await definition.handler({

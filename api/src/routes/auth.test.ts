@@ -340,3 +340,30 @@ describe('first start', () => {
     30_000,
   );
 });
+
+describe('rate limiting of password changes', () => {
+  it(
+    'counts failures per signed-in person, not for everyone together',
+    () =>
+      withHarness(
+        { config: { rateLimit: { windowMs: 60_000, perAccount: 2, perAddress: 100 } } },
+        async (h) => {
+          const [mallory, alice] = [await createUser(h.db), await createUser(h.db)];
+          const change = async (userId: string, old: string) =>
+            (
+              await h.request
+                .put('/api/v0/password')
+                .set('Authorization', `Bearer ${await h.tokenFor(userId)}`)
+                .send({ old_password: old, new_password: 'Brand-new-1' })
+            ).status;
+          expect([
+            await change(mallory.id, 'x'),
+            await change(mallory.id, 'x'),
+            await change(mallory.id, 'x'),
+          ]).toEqual([400, 400, 429]);
+          expect(await change(alice.id, FIXTURE_PASSWORD)).toBe(200);
+        },
+      ),
+    30_000,
+  );
+});

@@ -41,7 +41,7 @@ function buildServices(deps: ApiDeps) {
   const realtime: { publisher?: RealtimePublisher } = {};
   const tokens = createTokenService(db, config);
   const events = createEventService(db);
-  const notifications = createNotificationService(db, () => realtime.publisher);
+  const notifications = createNotificationService(db, mailer, () => realtime.publisher);
   const preferences = createPreferenceService(db);
   const organizations = createOrganizationService({
     db,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Mailer } from './mailer.js';
 
 /** Spec 1 §3: notification data links to a run or a resource. */
 export interface NotificationData {
@@ -14,6 +15,8 @@ export interface NewNotification {
   type?: string; // a colour name: primary, success, warning, danger
   text: string;
   data?: NotificationData;
+  /** Also e-mail it (run notifications), when the person keeps mail_notification on. */
+  mail?: boolean;
 }
 
 /** The realtime message of spec 1 §3; message_data is a JSON string. */
@@ -54,7 +57,11 @@ export interface RealtimePublisher {
   publish(userId: string, message: RealtimeMessage): void;
 }
 
-export function createNotificationService(db: Knex, publisher: () => RealtimePublisher | undefined) {
+export function createNotificationService(
+  db: Knex,
+  mailer: Mailer,
+  publisher: () => RealtimePublisher | undefined,
+) {
   return {
     /** Stores the notification, then pushes it to the person's open sockets. */
     async notify(notification: NewNotification): Promise<void> {
@@ -69,6 +76,12 @@ export function createNotificationService(db: Knex, publisher: () => RealtimePub
         })
         .returning('*');
       publisher()?.publish(notification.userId, toRealtimeMessage(row));
+      if (notification.mail) {
+        const user = await db('users').where({ id: notification.userId }).first('email', 'mail_notification');
+        if (user?.mail_notification) {
+          await mailer.send({ to: user.email, subject: notification.title, text: `${notification.text}\n` });
+        }
+      }
     },
 
     /** GET /notifications/new: the unseen ones of the current organization, then marked seen. */
