@@ -106,8 +106,10 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], services:
       const params = parse(definition.params as AnySchema | undefined, req.params, 'params', 400);
       let role: Role | null = caller ? currentRole(caller) : null;
       let organizationId = caller?.currentOrganizationId ?? null;
-      if (caller && rule.scope) {
-        const value = (params as Record<string, string>)[rule.scope.param] ?? '';
+      const value = rule.scope ? ((params as Record<string, string>)[rule.scope.param] ?? '') : '';
+      // Oneself is always in scope, even before joining any organization.
+      const self = rule.scope?.kind === 'user' && value === caller?.userId;
+      if (caller && rule.scope && !self) {
         const target = await services.scopeOf(rule.scope.kind, value, caller);
         if (!target) throw notFound();
         role = roleIn(caller, target.organizationId, target.groupId);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
 import { PNG_BYTES, createWorld, type World } from '../test-support/world.js';
 
@@ -169,6 +170,16 @@ describe('bad input', () => {
     expect(put.body.result).toEqual({ type: 'image/png', size: PNG_BYTES.length });
     const get = await h.request.get(`/api/v0/user/${w.a.orgAdmin.id}/avatar`).set('Authorization', auth);
     expect(get.headers['content-type']).toBe('image/png');
+  });
+
+  it('lets a person without any organization yet set their own avatar', async () => {
+    const loner = await createUser(h.db);
+    const res = await h.request
+      .put(`/api/v0/user/${loner.id}/avatar`)
+      .set('Authorization', `Bearer ${await h.tokenFor(loner.id)}`)
+      .type('image/png')
+      .send(PNG_BYTES);
+    expect(res.status).toBe(200);
   });
 
   it('answers 404 in the envelope for an unknown path', async () => {

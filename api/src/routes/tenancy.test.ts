@@ -121,6 +121,31 @@ describe('organizations', () => {
   });
 });
 
+describe('when Kubernetes refuses', () => {
+  it('answers 503 and keeps nothing of a new group', async () => {
+    const failing = await createHarness({
+      kube: {
+        ...recordingKube(),
+        async syncGroup() {
+          throw new Error('connection refused');
+        },
+      },
+    });
+    try {
+      const world = await createWorld(failing.db);
+      const res = await failing.request
+        .post('/api/v0/group')
+        .set('Authorization', `Bearer ${await failing.tokenFor(world.a.orgAdmin.id, world.a.org.id)}`)
+        .send({ name: 'Doomed' });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('kubernetes_unavailable');
+      expect(await failing.db('groups').where({ name: 'Doomed' })).toEqual([]);
+    } finally {
+      await failing.close();
+    }
+  }, 30_000);
+});
+
 describe('groups', () => {
   it('creates a group with a ResourceQuota, GID from 1000, within the organization quota', async () => {
     const auth = await as(w.a.orgAdmin.id);

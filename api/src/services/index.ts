@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
 import { loadCaller, type Caller } from '../http/caller.js';
+import { HttpError } from '../http/errors.js';
 import { createAccountService } from './accounts.js';
 import { createEventService } from './events.js';
 import { createGroupService } from './groups.js';
@@ -31,13 +32,36 @@ export interface ScopeTarget {
   groupId?: string;
 }
 
+/**
+ * Creating and updating run inside the database transaction, so a Kubernetes failure
+ * undoes the change and answers 503. Deleting runs after the commit: the rows are gone
+ * either way, so a failure is logged (the namespaces are left for a later clean-up)
+ * rather than answered as an error.
+ */
+function reportingFailures(kube: KubeTenancy, logger: Logger): KubeTenancy {
+  const unavailable = (error: unknown): never => {
+    logger.error({ err: error }, 'kubernetes tenancy sync failed');
+    throw new HttpError(
+      503,
+      'kubernetes_unavailable',
+      'The Kubernetes API did not accept the change, please retry.',
+    );
+  };
+  const logged = (error: unknown) => logger.error({ err: error }, 'kubernetes namespace deletion failed');
+  return {
+    syncOrganization: (org) => kube.syncOrganization(org).catch(unavailable),
+    syncGroup: (org, group) => kube.syncGroup(org, group).catch(unavailable),
+    deleteGroup: (org, group) => kube.deleteGroup(org, group).catch(logged),
+    deleteOrganization: (org) => kube.deleteOrganization(org).catch(logged),
+  };
+}
+
 function buildServices(deps: ApiDeps) {
   const { db, config, logger, mailer } = deps;
-  const kube = !deps.kube
-    ? noKubeTenancy
-    : 'syncGroup' in deps.kube
-      ? deps.kube
-      : createKubeTenancy(deps.kube);
+  const kube = reportingFailures(
+    !deps.kube ? noKubeTenancy : 'syncGroup' in deps.kube ? deps.kube : createKubeTenancy(deps.kube),
+    logger,
+  );
   const realtime: { publisher?: RealtimePublisher } = {};
   const tokens = createTokenService(db, config);
   const events = createEventService(db);
