@@ -15,13 +15,7 @@ import {
 import { CompileError, compileRun } from '../compiler/index.js';
 import type { Context } from '../context.js';
 import { CRON_WORKFLOW_LABEL, resetForRetry, type ArgoWorkflowObject } from '../runs/argo.js';
-import {
-  FINAL_RUN_PHASES,
-  cpuMillis,
-  memoryMB,
-  mirror,
-  taskNameOf,
-} from '../runs/mirror.js';
+import { FINAL_RUN_PHASES, cpuMillis, memoryMB, mirror, taskNameOf } from '../runs/mirror.js';
 import {
   ALGORITHMS,
   ZERO,

@@ -172,7 +172,9 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
         creationTime: n.finishedAt,
       });
     }
-    if (!['Succeeded', 'Failed', 'Error'].includes(n.phase ?? '') || !n.startedAt || billed.has(n.id))
+    // A rerun (retry, restart_from) keeps the node id: the start time tells the executions apart.
+    const billId = `${n.id}@${Date.parse(n.startedAt ?? '')}`;
+    if (!['Succeeded', 'Failed', 'Error'].includes(n.phase ?? '') || !n.startedAt || billed.has(billId))
       continue;
     const req = templates.get(n.templateName)?.container?.resources?.requests ?? {};
     const cpu = cpuMillis(req.cpu);
@@ -181,7 +183,7 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
     const machine = machineFor(cpu, memory);
     const labels = run.metadata.labels ?? {};
     billing.push({
-      id: n.id,
+      id: billId,
       amount: billingAmount(ns, cpu, memory),
       executionTime: ns,
       organization: labels['sandflow.io/organization'] ?? '',
@@ -193,7 +195,7 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
       userId: run.spec.owner ?? labels['sandflow.io/owner'] ?? '',
       machine: { cpu: machine.cpu, memory: machine.memory },
     });
-    billed.add(n.id);
+    billed.add(billId);
   }
   // Outputs of earlier workflows of the run (before a restart) stay listed.
   const seen = new Set(outputs.map((o) => o.path));
