@@ -24,6 +24,18 @@ export default defineConfig({
         },
       },
       {
+        // kube-lite + the operator + the local runner in-process; one file at a time
+        // because each starts processes of its own.
+        test: {
+          name: 'runs',
+          include: ['tests/runs/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['tests/start/**/*.test.ts'],
