@@ -226,6 +226,11 @@ const MATRIX: Record<string, Case> = {
   },
 };
 
+/** Switching the current organization changes what the session points at, not any data. */
+const NOT_MUTATING = new Set(['POST /preferences/organization']);
+
+const countEvents = async () => Number((await h.db('events').count('* as n').first())!.n);
+
 const callerOf = (w: World, role: Role) =>
   ({ admin: w.superAdmin, organization_admin: w.a.orgAdmin, group_admin: w.a.groupAdmin, user: w.a.user })[
     role
@@ -263,8 +268,12 @@ describe('the authorization table', () => {
       const token = await h.tokenFor(callerOf(w, role).id, w.a.org.id);
       let req = h.request[method](`/api/v0${path}`).set('Authorization', `Bearer ${token}`);
       if (type) req = req.type(type);
+      const eventsBefore = await countEvents();
       const res = await (body ? req.send(body) : req);
       expect({ status: res.status, error: res.body.error }).toMatchObject({ status: expected });
+      // Every mutating route that succeeded left an audit event; a refused one left none.
+      const mutating = method !== 'get' && !NOT_MUTATING.has(key);
+      expect(await countEvents()).toBe(eventsBefore + (mutating && res.status < 300 ? 1 : 0));
     },
   );
 

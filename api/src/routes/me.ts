@@ -1,6 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { setSessionCookies } from '../http/cookies.js';
+import type { Caller } from '../http/caller.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
 import { zBool, zName } from '../http/schemas.js';
@@ -14,6 +15,15 @@ const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
 
 export function meRoutes(services: Services): RouteDefinition[] {
   const { db, accounts, organizations, groups, notifications, config, events } = services;
+  /** A person's changes to their own settings are audited as `users` `update` events. */
+  const recordOwnChange = (caller: Caller, what: string) =>
+    events.record(caller, {
+      kind: 'users',
+      action: 'update',
+      subject: caller.email,
+      organizationId: caller.currentOrganizationId,
+      data: [{ [what]: true }],
+    });
   return [
     route({
       method: 'get',
@@ -67,6 +77,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       body: z.object({ preferences: z.object({ mail_notification: zBool.optional() }).strict() }),
       async handler({ caller, body }) {
         await accounts.setPreferences(caller!, body.preferences);
+        await recordOwnChange(caller!, 'preferences');
         return true;
       },
     }),
@@ -103,6 +114,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
         const [tag] = await db('tags')
           .insert({ user_id: caller!.userId, label: body.label, color: body.color.toLowerCase() })
           .returning(['label', 'color']);
+        await recordOwnChange(caller!, 'tags');
         return tag;
       },
     }),
@@ -138,6 +150,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
           .insert({ user_id: caller!.userId, contacts: JSON.stringify(body.contacts) })
           .onConflict('user_id')
           .merge();
+        await recordOwnChange(caller!, 'contacts');
         return true;
       },
     }),
@@ -203,6 +216,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
           subject: body.subject,
           content: body.content,
         });
+        await recordOwnChange(caller!, 'feedback');
         return true;
       },
     }),
