@@ -43,7 +43,12 @@ export interface ApiConfig {
 }
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  const e = envSchema.parse(env);
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
   return defaultApiConfig({
     publicUrl: e.SANDFLOW_PUBLIC_URL,
     ...(e.SANDFLOW_JWT_SECRET ? { jwtSecret: e.SANDFLOW_JWT_SECRET } : {}),

@@ -11,6 +11,16 @@ import { createDatabase } from './db/database.js';
 import { startKubeLite, type KubeLite } from './kube-lite/index.js';
 import { startRunner, type Runner } from './runner/index.js';
 import { startOperator } from '@sandflow/operator';
+import {
+  attachRealtime,
+  createApp,
+  createMailer,
+  ensureSuperAdmin,
+  loadApiConfig,
+  migrateApi,
+  type ApiDeps,
+} from '@sandflow/api';
+import { loadOrCreateSecret } from './secret-file.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,6 +31,13 @@ async function main(): Promise<void> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const db = createDatabase({ url: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
   await db.raw('select 1');
+  // PGlite serves one connection: an API transaction that waits on the Kubernetes API
+  // would deadlock with kube-lite's own writes, so kube-lite gets a PGlite of its own.
+  // A real PostgreSQL (DATABASE_URL) has a pool and is shared.
+  const kubeDb =
+    config.databaseUrl || config.kubeconfig
+      ? db
+      : createDatabase({ pgliteDir: path.join(config.dataDir, 'kube-lite', 'pglite') });
 
   let kubeLite: KubeLite | undefined;
   const kc = new KubeConfig();
@@ -31,7 +48,12 @@ async function main(): Promise<void> {
       'using an existing cluster',
     );
   } else {
-    kubeLite = await startKubeLite({ db, port: config.kubePort, dataDir: config.dataDir, logger: log });
+    kubeLite = await startKubeLite({
+      db: kubeDb,
+      port: config.kubePort,
+      dataDir: config.dataDir,
+      logger: log,
+    });
     kc.loadFromFile(kubeLite.kubeconfigPath!);
   }
   const crds = await installCrds(kc, readCrds(path.join(repoRoot, 'crds')));
@@ -46,6 +68,23 @@ async function main(): Promise<void> {
     ? await startRunner({ kc, dataDir: config.dataDir, logger: log })
     : undefined;
   const operator = await startOperator({ kc, logger: log });
+
+  await migrateApi(db);
+  const apiConfig = loadApiConfig({
+    ...process.env,
+    SANDFLOW_PUBLIC_URL: process.env.SANDFLOW_PUBLIC_URL ?? `http://localhost:${config.port || 8080}`,
+    // Kept in the data folder so a restart does not sign everybody out.
+    SANDFLOW_JWT_SECRET:
+      process.env.SANDFLOW_JWT_SECRET ?? loadOrCreateSecret(config.dataDir, 'jwt-secret', 48),
+  });
+  const apiDeps: ApiDeps = {
+    db,
+    kube: kc,
+    logger: log.child({ component: 'api' }),
+    config: apiConfig,
+    mailer: createMailer({ db, smtpUrl: apiConfig.smtpUrl, from: apiConfig.mailFrom }),
+  };
+  await ensureSuperAdmin(apiDeps, (line) => console.log(line));
 
   let ready = true;
   const app = express();
@@ -65,16 +104,18 @@ async function main(): Promise<void> {
         .send(`not ready: ${(e as Error).message}`);
     }
   });
+  app.use(createApp(apiDeps));
   // The console's built assets; until the console issue lands, a page saying so.
   app.use(express.static(path.join(repoRoot, 'console/public'), { index: 'index.html' }));
   const server = http.createServer(app);
+  const realtime = attachRealtime(server, apiDeps);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on 127.0.0.1:${config.port}`, { cause: e })));
     server.listen(config.port, '127.0.0.1', resolve);
   });
   const port = (server.address() as { port: number }).port;
-  log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
   if (kubeLite) console.log(`To use kubectl: export KUBECONFIG=${kubeLite.kubeconfigPath}`);
+  log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -82,11 +123,13 @@ async function main(): Promise<void> {
     stopping = true;
     ready = false;
     log.info({ signal }, 'stopping');
+    realtime.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await operator.stop();
     await runner?.stop();
     await kubeLite?.close();
+    if (kubeDb !== db) await kubeDb.destroy();
     await db.destroy();
     log.info('stopped');
     process.exit(0);
@@ -96,7 +139,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError) console.error(e.message);
+  if (e instanceof ConfigError || (e instanceof Error && e.message.startsWith('invalid configuration:')))
+    console.error(e.message);
   else console.error('sandflow failed to start:', e);
   process.exit(1);
 });

@@ -25,6 +25,8 @@ async function start(): Promise<Started> {
       SANDFLOW_PORT: '0',
       SANDFLOW_KUBE_PORT: '0',
       SANDFLOW_LOG_LEVEL: 'info',
+      SANDFLOW_ADMIN_EMAIL: 'root@example.com',
+      SANDFLOW_ADMIN_PASSWORD: 'Start-Test-Passw0rd!',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -70,6 +72,21 @@ describe('npm start', () => {
       );
       expect(await (await fetch(`${first.url}/healthz`)).text()).toBe('ok');
       expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+      const login = await fetch(`${first.url}/api/v0/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'root@example.com', password: 'Start-Test-Passw0rd!' }),
+      });
+      expect(login.status, `${await login.clone().text()}\n${first.output()}`).toBe(200);
+      const token = ((await login.json()) as { result: { access_token: string } }).result.access_token;
+      const org = await fetch(`${first.url}/api/v0/organizations`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name: 'Start Test' }),
+      });
+      expect(org.status).toBeLessThan(300);
+      const ns = await kube().makeApiClient(CoreV1Api).readNamespace({ name: 'sf-start-test' });
+      expect(ns.metadata?.labels?.['sandflow.io/organization']).toBeDefined();
       const crds = await kube().makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
       const names = crds.items.map((c) => c.metadata!.name);
       for (const f of fs.readdirSync(path.join(repo, 'crds')).filter((x) => x.endsWith('.yaml'))) {

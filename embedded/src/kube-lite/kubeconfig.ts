@@ -1,23 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { loadOrCreateSecret } from '../secret-file.js';
 
 /** The bearer token of a data folder, made once and kept (mode 0600) beside the data. */
-export function loadOrCreateToken(dataDir: string | undefined): string {
-  if (!dataDir) return randomBytes(32).toString('base64url');
-  const file = path.join(dataDir, 'kube-lite.token');
-  try {
-    const existing = fs.readFileSync(file, 'utf8').trim();
-    if (existing) return existing;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file}`, { cause: e });
-  }
-  const token = randomBytes(32).toString('base64url');
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
-}
+export const loadOrCreateToken = (dataDir: string | undefined) =>
+  loadOrCreateSecret(dataDir, 'kube-lite.token');
 
 export function kubeconfigYaml(server: string, token: string, caPem: string, name = 'sandflow'): string {
   return stringify({
