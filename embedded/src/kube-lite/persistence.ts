@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { migrateKubeLite } from './migrate.js';
 import type { KubeObject } from './types.js';
 
 const OBJECTS = 'kube_objects';
@@ -34,22 +35,7 @@ export class Persistence {
   constructor(private readonly db: Knex) {}
 
   async migrate(): Promise<void> {
-    if (!(await this.db.schema.hasTable(OBJECTS))) {
-      await this.db.schema.createTable(OBJECTS, (t) => {
-        t.text('key').primary();
-        t.text('resource').notNullable().index();
-        t.text('namespace').notNullable();
-        t.text('name').notNullable();
-        t.bigInteger('rv').notNullable();
-        t.jsonb('body').notNullable();
-      });
-    }
-    if (!(await this.db.schema.hasTable(STATE))) {
-      await this.db.schema.createTable(STATE, (t) => {
-        t.text('key').primary();
-        t.text('value').notNullable();
-      });
-    }
+    await migrateKubeLite(this.db);
   }
 
   async load(): Promise<{ objects: PersistedObject[]; resourceVersion: number }> {
