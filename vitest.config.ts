@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // SANDFLOW_KUBE_TARGET=external).
 export default defineConfig({
   test: {
+    reporters: ['default', './tests/support/summary-reporter.ts'],
     projects: [
       {
         test: {
