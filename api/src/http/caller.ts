@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Role } from '../authorization.js';
+import { callerCacheFor } from './caller-cache.js';
 
 /** The signed-in person and everything authorization needs, loaded once per request. */
 export interface Caller {
@@ -14,12 +15,18 @@ export interface Caller {
   adminGroups: Map<string, string>;
 }
 
-export async function loadCaller(
-  db: Knex,
-  userId: string,
-  organizationId: string | null,
-): Promise<Caller | null> {
-  // One statement: it runs on every request, and PGlite serves one statement at a time.
+/** The database's view of a person, as the caller cache keeps it. */
+interface CallerRecord {
+  id: string;
+  email: string;
+  name: string;
+  isSuperAdmin: boolean;
+  memberships: [string, string][];
+  adminGroups: [string, string][];
+}
+
+async function fetchCallerRecord(db: Knex, userId: string): Promise<CallerRecord | null> {
+  // One statement: it runs on every cache miss, and PGlite serves one statement at a time.
   const { rows } = await db.raw(
     `SELECT u.id, u.email, u.first_name, u.last_name, u.is_super_admin,
        COALESCE((SELECT json_agg(json_build_array(m.organization_id, m.role) ORDER BY m.organization_id)
@@ -32,20 +39,54 @@ export async function loadCaller(
   );
   const user = rows[0];
   if (!user) return null;
-  const memberships = parseJson<[string, string][]>(user.memberships);
-  const memberOf = new Map<string, string>(memberships);
-  // A token minted before the caller left an organization must not keep it current.
-  const current =
-    organizationId && (memberOf.has(organizationId) || user.is_super_admin) ? organizationId : null;
   return {
-    userId: user.id,
+    id: user.id,
     email: user.email,
     name: `${user.first_name} ${user.last_name}`.trim(),
     isSuperAdmin: user.is_super_admin,
-    currentOrganizationId: current ?? memberships[0]?.[0] ?? null,
-    memberships: memberOf,
-    adminGroups: new Map(parseJson<[string, string][]>(user.admin_groups)),
+    memberships: parseJson<[string, string][]>(user.memberships),
+    adminGroups: parseJson<[string, string][]>(user.admin_groups),
   };
+}
+
+function toCaller(record: CallerRecord, organizationId: string | null): Caller {
+  const memberOf = new Map<string, string>(record.memberships);
+  // A token minted before the caller left an organization must not keep it current.
+  const current =
+    organizationId && (memberOf.has(organizationId) || record.isSuperAdmin) ? organizationId : null;
+  return {
+    userId: record.id,
+    email: record.email,
+    name: record.name,
+    isSuperAdmin: record.isSuperAdmin,
+    currentOrganizationId: current ?? record.memberships[0]?.[0] ?? null,
+    memberships: memberOf,
+    adminGroups: new Map(record.adminGroups),
+  };
+}
+
+/** The caller straight from the database. */
+export async function loadCaller(
+  db: Knex,
+  userId: string,
+  organizationId: string | null,
+): Promise<Caller | null> {
+  const record = await fetchCallerRecord(db, userId);
+  return record && toCaller(record, organizationId);
+}
+
+/**
+ * The caller through the per-database caller cache (see caller-cache.ts): a write to the
+ * person's rows, memberships or groups empties it, so a change of role or a removal applies
+ * from the next request on.
+ */
+export async function loadCallerCached(
+  db: Knex,
+  userId: string,
+  organizationId: string | null,
+): Promise<Caller | null> {
+  const record = await callerCacheFor<CallerRecord>(db).get(userId, () => fetchCallerRecord(db, userId));
+  return record && toCaller(record, organizationId);
 }
 
 /** json columns arrive parsed from pg and as text from some drivers. */

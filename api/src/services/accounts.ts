@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { readCachesFor, transaction } from '../http/caller-cache.js';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.js';
@@ -105,7 +106,7 @@ export function createAccountService(deps: Deps) {
           throw forbidden('organization: new organizations are not allowed');
       }
       const passwordHash = await hashPassword(input.password);
-      const user = await db.transaction(async (trx) => {
+      const user = await transaction(db, async (trx) => {
         const [user] = await trx('users')
           .insert({
             email: input.email,
@@ -198,23 +199,11 @@ export function createAccountService(deps: Deps) {
 
     /** GET /me (spec 1 §3 session user), in one statement: it is the console's most frequent call. */
     async me(caller: Caller) {
-      const { rows } = await db.raw(
-        `SELECT u.id, u.email, u.first_name, u.last_name, u.mail_notification, u.avatar IS NOT NULL AS has_avatar,
-           (SELECT m.uid FROM organization_members m WHERE m.user_id = u.id AND m.organization_id = :org) AS uid,
-           COALESCE((SELECT json_agg(json_build_object('id', o.id, 'name', o.name, 'role', m.role) ORDER BY o.name)
-                     FROM organization_members m JOIN organizations o ON o.id = m.organization_id
-                     WHERE m.user_id = u.id), '[]') AS organizations,
-           COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'cpu', gm.quota_cpu, 'memory', gm.quota_memory,
-                       'disk', gm.quota_disk, 'use_free', gm.use_free, 'use_percentage', gm.use_percentage) ORDER BY g.name)
-                     FROM group_members gm JOIN groups g ON g.id = gm.group_id
-                     WHERE gm.user_id = u.id AND g.organization_id = :org), '[]') AS groups,
-           COALESCE((SELECT json_agg(json_build_object('label', t.label, 'color', t.color) ORDER BY t.id)
-                     FROM tags t WHERE t.user_id = u.id), '[]') AS tags,
-           COALESCE((SELECT c.contacts FROM contacts c WHERE c.user_id = u.id), '[]') AS contacts
-         FROM users u WHERE u.id = :user`,
-        { user: caller.userId, org: caller.currentOrganizationId },
-      );
-      const user = rows[0];
+      // Cached briefly; any write to the tables read here empties the cache (caller-cache.ts).
+      const user = (await readCachesFor(db).me.get(
+        `${caller.userId}:${caller.currentOrganizationId ?? ''}`,
+        () => meRow(caller.userId, caller.currentOrganizationId),
+      )) as Row;
       const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
       const groups = json<Row[]>(user.groups);
       return {
@@ -323,6 +312,27 @@ export function createAccountService(deps: Deps) {
       return signIn(user.id, user.current_organization_id);
     },
   };
+
+  /** The rows behind GET /me, in one statement: it is the console's most frequent call. */
+  async function meRow(userId: string, organizationId: string | null): Promise<Row | null> {
+    const { rows } = await db.raw(
+      `SELECT u.id, u.email, u.first_name, u.last_name, u.mail_notification, u.avatar IS NOT NULL AS has_avatar,
+         (SELECT m.uid FROM organization_members m WHERE m.user_id = u.id AND m.organization_id = :org) AS uid,
+         COALESCE((SELECT json_agg(json_build_object('id', o.id, 'name', o.name, 'role', m.role) ORDER BY o.name)
+                   FROM organization_members m JOIN organizations o ON o.id = m.organization_id
+                   WHERE m.user_id = u.id), '[]') AS organizations,
+         COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'cpu', gm.quota_cpu, 'memory', gm.quota_memory,
+                     'disk', gm.quota_disk, 'use_free', gm.use_free, 'use_percentage', gm.use_percentage) ORDER BY g.name)
+                   FROM group_members gm JOIN groups g ON g.id = gm.group_id
+                   WHERE gm.user_id = u.id AND g.organization_id = :org), '[]') AS groups,
+         COALESCE((SELECT json_agg(json_build_object('label', t.label, 'color', t.color) ORDER BY t.id)
+                   FROM tags t WHERE t.user_id = u.id), '[]') AS tags,
+         COALESCE((SELECT c.contacts FROM contacts c WHERE c.user_id = u.id), '[]') AS contacts
+       FROM users u WHERE u.id = :user`,
+      { user: userId, org: organizationId },
+    );
+    return rows[0] ?? null;
+  }
 
   /** Tokens for a session; remembers the organization as the current one for the next sign-in. */
   async function signIn(userId: string, organizationId: string | null) {

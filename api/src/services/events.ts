@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../http/caller.js';
 import { roleIn } from '../http/caller.js';
+import { readCachesFor } from '../http/caller-cache.js';
 
 /** Spec 1 §3 / spec 3 §3 audit event kinds. */
 export type EventKind =
@@ -40,33 +41,53 @@ export function createEventService(db: Knex) {
      * their own actions in it.
      */
     async page(caller: Caller, page: number) {
-      const query = db('events')
-        .leftJoin('organizations', 'organizations.id', 'events.organization_id')
-        .orderBy('events.id', 'desc')
-        .limit(EVENTS_PAGE_SIZE)
-        .offset(page * EVENTS_PAGE_SIZE)
-        .select('events.*', 'organizations.name as organization_name');
-      if (!caller.isSuperAdmin) {
-        query.where(
-          'events.organization_id',
-          caller.currentOrganizationId ?? '00000000-0000-0000-0000-000000000000',
-        );
-        if (roleIn(caller, caller.currentOrganizationId) !== 'organization_admin') {
-          query.where('events.user_id', caller.userId);
-        }
-      }
-      const rows = await query;
-      return rows.map((row) => ({
-        id: Number(row.id),
-        timestamp: new Date(row.created_at).toISOString(),
-        organization_name: row.organization_name ?? '',
-        kind: row.kind,
-        action: row.action,
-        subject: row.subject,
-        data: row.data,
-        user_name: row.user_name,
-      }));
+      // Who sees what: everything, an organization's log, or one person's actions in it.
+      const organizationId = caller.isSuperAdmin
+        ? null
+        : (caller.currentOrganizationId ?? '00000000-0000-0000-0000-000000000000');
+      const onlyUserId =
+        caller.isSuperAdmin || roleIn(caller, caller.currentOrganizationId) === 'organization_admin'
+          ? null
+          : caller.userId;
+      // Cached briefly per scope and page; any write to events or organizations empties it.
+      return readCachesFor(db).events.get(`${organizationId ?? '*'}:${onlyUserId ?? '*'}:${page}`, () =>
+        loadPage(organizationId, onlyUserId, page),
+      ) as Promise<ReturnType<typeof toEvent>[]>;
     },
+  };
+
+  async function loadPage(organizationId: string | null, onlyUserId: string | null, page: number) {
+    const query = db('events')
+      .leftJoin('organizations', 'organizations.id', 'events.organization_id')
+      .orderBy('events.id', 'desc')
+      .limit(EVENTS_PAGE_SIZE)
+      .offset(page * EVENTS_PAGE_SIZE)
+      .select(
+        'events.id',
+        'events.created_at',
+        'events.kind',
+        'events.action',
+        'events.subject',
+        'events.data',
+        'events.user_name',
+        'organizations.name as organization_name',
+      );
+    if (organizationId !== null) query.where('events.organization_id', organizationId);
+    if (onlyUserId !== null) query.where('events.user_id', onlyUserId);
+    return (await query).map(toEvent);
+  }
+}
+
+function toEvent(row: Record<string, unknown>) {
+  return {
+    id: Number(row.id),
+    timestamp: new Date(row.created_at as string | Date).toISOString(),
+    organization_name: row.organization_name ?? '',
+    kind: row.kind,
+    action: row.action,
+    subject: row.subject,
+    data: row.data,
+    user_name: row.user_name,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { transaction } from '../http/caller-cache.js';
 import type { Caller } from '../http/caller.js';
 import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
 import type { Role } from '../authorization.js';
@@ -152,7 +153,7 @@ export function createGroupService({ db, kube, events, notifications }: Deps) {
       if (role !== 'admin' && input.organization && input.organization !== organizationId) {
         throw forbidden('organization: only your current organization');
       }
-      const { row, added } = await db.transaction(async (trx) => {
+      const { row, added } = await transaction(db, async (trx) => {
         const org = await trx('organizations').where({ id: organizationId }).first();
         if (!org) throw unprocessable('organization: unknown organization');
         if (
@@ -195,7 +196,7 @@ export function createGroupService({ db, kube, events, notifications }: Deps) {
     },
 
     async update(actor: Caller, id: string, input: Partial<GroupInput>) {
-      const { row, added } = await db.transaction(async (trx) => {
+      const { row, added } = await transaction(db, async (trx) => {
         const current = await get(id, trx);
         if (input.organization && input.organization !== current.organization_id) {
           throw unprocessable('organization: a group cannot move between organizations');
@@ -247,7 +248,7 @@ export function createGroupService({ db, kube, events, notifications }: Deps) {
     async remove(actor: Caller, id: string) {
       const group = await get(id);
       const org = await db('organizations').where({ id: group.organization_id }).first('id', 'slug');
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         await trx('groups').where({ id }).delete();
         await events.record(
           actor,

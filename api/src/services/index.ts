@@ -2,7 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
-import { loadCaller, type Caller } from '../http/caller.js';
+import { readCachesFor } from '../http/caller-cache.js';
+import { loadCallerCached, type Caller } from '../http/caller.js';
 import { HttpError } from '../http/errors.js';
 import { createAccountService } from './accounts.js';
 import { createEventService } from './events.js';
@@ -62,6 +63,7 @@ function buildServices(deps: ApiDeps) {
     !deps.kube ? noKubeTenancy : 'syncGroup' in deps.kube ? deps.kube : createKubeTenancy(deps.kube),
     logger,
   );
+  readCachesFor(db); // listens to db's writes from now on
   const realtime: { publisher?: RealtimePublisher } = {};
   const tokens = createTokenService(db, config);
   const events = createEventService(db);
@@ -133,7 +135,10 @@ function buildServices(deps: ApiDeps) {
     members,
     accounts,
     scopeOf,
-    loadCaller: (userId: string, organizationId: string | null) => loadCaller(db, userId, organizationId),
+    loadCaller: (userId: string, organizationId: string | null) =>
+      loadCallerCached(db, userId, organizationId),
+    /** Empties the read caches (writes through knex already do; this is for other writers). */
+    invalidateCaches: () => readCachesFor(db).invalidateAll(),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { transaction } from '../http/caller-cache.js';
 import type { ApiConfig } from '../config.js';
 import type { Caller } from '../http/caller.js';
 import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
@@ -172,7 +173,7 @@ export function createMemberService({ db, config, events, mailer, notifications 
      * group's; a percentage is 0–100. The UID is ≥ 1000 and unique in the organization.
      */
     async setQuota(actor: Caller, role: Role, organizationId: string, userId: string, input: UserQuotaInput) {
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const group = await trx('groups')
           .where({ id: input.quota.group, organization_id: organizationId })
           .first();
@@ -257,7 +258,7 @@ export function createMemberService({ db, config, events, mailer, notifications 
     },
 
     async removeFromOrganization(actor: Caller, userId: string, organizationId: string) {
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         const removed = await trx('organization_members')
           .where({ organization_id: organizationId, user_id: userId })
           .delete();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { transaction } from '../http/caller-cache.js';
 import type { Caller } from '../http/caller.js';
 import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
 import type { Role } from '../authorization.js';
@@ -145,11 +146,11 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
         await kube.syncOrganization({ id: row.id, slug: row.slug });
         return view(row, undefined, t);
       };
-      return trx ? work(trx) : db.transaction(work);
+      return trx ? work(trx) : transaction(db, work);
     },
 
     async update(actor: Caller, role: Role, id: string, input: OrganizationUpdate) {
-      const row = await db.transaction(async (trx) => {
+      const row = await transaction(db, async (trx) => {
         const current = await get(id, trx);
         const changes: Record<string, unknown> = {};
         if (role !== 'admin') {
@@ -206,7 +207,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     /** Without purge the members keep their accounts; with purge those who belong nowhere else go too. */
     async remove(actor: Caller, id: string, purge: boolean) {
       const org = await get(id);
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         if (purge) {
           const memberIds = await trx('organization_members').where({ organization_id: id }).pluck('user_id');
           const elsewhere = await trx('organization_members')
@@ -234,7 +235,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
 
     async setAdmins(actor: Caller, id: string, admins: string[]) {
       const org = await get(id);
-      await db.transaction(async (trx) => {
+      await transaction(db, async (trx) => {
         await setAdmins(trx, id, await resolveUsers(trx, admins, 'admins'));
         await events.record(
           actor,

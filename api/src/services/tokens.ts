@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Knex } from 'knex';
 import type { ApiConfig } from '../config.js';
@@ -25,7 +25,15 @@ export function hashToken(token: string): string {
 }
 
 export function createTokenService(db: Knex, config: ApiConfig) {
-  const key = new TextEncoder().encode(config.jwtSecret);
+  // Imported once: jose would import raw key bytes again on every signature check.
+  const key = createSecretKey(Buffer.from(config.jwtSecret, 'utf8'));
+  /**
+   * Access tokens already verified, until they expire: the same string always verifies to
+   * the same claims (they are stateless, nothing revokes them before `exp`), so repeating
+   * the HMAC per request proves nothing new. Bounded; the oldest entry goes first.
+   */
+  const verified = new Map<string, { claims: AccessClaims; expiresAt: number }>();
+  const VERIFIED_MAX = 10_000;
 
   async function signAccessToken(claims: AccessClaims): Promise<string> {
     return new SignJWT({ org: claims.organizationId })
@@ -37,10 +45,23 @@ export function createTokenService(db: Knex, config: ApiConfig) {
   }
 
   async function verifyAccessToken(token: string): Promise<AccessClaims | null> {
+    const known = verified.get(token);
+    if (known) {
+      if (Date.now() < known.expiresAt) return known.claims;
+      verified.delete(token);
+    }
     try {
       const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string') return null;
-      return { userId: payload.sub, organizationId: typeof payload.org === 'string' ? payload.org : null };
+      const claims = {
+        userId: payload.sub,
+        organizationId: typeof payload.org === 'string' ? payload.org : null,
+      };
+      if (typeof payload.exp === 'number') {
+        if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+        verified.set(token, { claims, expiresAt: payload.exp * 1000 });
+      }
+      return claims;
     } catch {
       return null;
     }
