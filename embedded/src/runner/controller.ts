@@ -2,6 +2,16 @@
 // key (engine.operate), writes status with optimistic concurrency (PUT /status with the
 // resourceVersion it read) and wakes workflows up when a step exits, resources free up or a timer
 // (deadline, backoff) is due.
+//
+// Latency: the controller keeps the latest state of each workflow in memory (the object the watch
+// delivered, then the status it computed itself), so a step that exits is handled at once from
+// memory: the next DAG task starts without reading the workflow back and without waiting for the
+// previous status write to round-trip. Status writes are serialized per workflow and coalesced (a
+// change made while a write is in flight goes out in the next write, with the resourceVersion the
+// first one returned). Any change made by someone else (spec.shutdown, suspend, deletion, …) drops
+// the in-memory copy, and so does a 409: the next reconcile reads the object again, exactly as
+// before. Steps started from a state whose write then failed are found again by their pod id in the
+// runtime, so nothing starts twice.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ArgoWorkflow } from './argo.js';
@@ -10,10 +20,26 @@ import { ArgoClient, startInformer, statusCode } from './kube.js';
 import { KeyQueue } from './queue.js';
 import type { Runtime, StepHandle } from './runtime.js';
 
+interface Writer {
+  /** A write of this key is in flight. */
+  busy: boolean;
+  /** The in-memory status changed after the in-flight write was sent. */
+  again: boolean;
+  /** resourceVersions seen from the watch while a write was in flight. */
+  seen: string[];
+  /** Pods whose final state the pending status records (forgotten by the runtime once written). */
+  finalized: Set<string>;
+  done?: Promise<void>;
+}
+
 export class WorkflowController {
   private readonly client: ArgoClient;
   private readonly queue: KeyQueue;
-  private readonly lastWritten = new Map<string, string>();
+  /** resourceVersions our own status writes produced (the last few per workflow). */
+  private readonly ours = new Map<string, string[]>();
+  /** The latest state of each workflow as far as this runner knows (may be ahead of the server). */
+  private readonly latest = new Map<string, ArgoWorkflow>();
+  private readonly writers = new Map<string, Writer>();
   private readonly waiting = new Set<string>();
   private stopInformer?: () => Promise<void>;
 
@@ -23,7 +49,7 @@ export class WorkflowController {
     private readonly log: Logger,
     concurrency = 8,
   ) {
-    this.client = new ArgoClient(kc);
+    this.client = new ArgoClient(kc, { keepAlive: true });
     this.queue = new KeyQueue(concurrency, (key) => this.reconcile(key));
   }
 
@@ -35,21 +61,38 @@ export class WorkflowController {
       () => this.client.list<ArgoWorkflow>('workflows') as never,
       this.log,
       {
-        add: (o) => this.queue.add(key(o)),
-        update: (o) => {
-          // Our own status write comes back as an update: nothing new to do.
-          if (this.lastWritten.get(key(o)) === o.metadata.resourceVersion) return;
+        add: (o) => {
+          this.observed(key(o), o);
           this.queue.add(key(o));
+        },
+        update: (o) => {
+          const k = key(o);
+          // Our own status write comes back as an update: nothing new to do.
+          if (this.ours.get(k)?.includes(o.metadata.resourceVersion!)) return;
+          this.observed(k, o);
+          this.queue.add(k);
         },
         delete: (o) => {
           this.runtime.removeWorkflow(o.metadata.namespace ?? 'default', o.metadata.name!);
-          this.lastWritten.delete(key(o));
+          this.ours.delete(key(o));
+          this.latest.delete(key(o));
+          if (!this.writers.get(key(o))?.busy) this.writers.delete(key(o));
           this.waiting.delete(key(o));
         },
       },
     );
     this.stopInformer = stop;
     await ready;
+  }
+
+  /** The watch delivered a state we did not write: it becomes the latest, unless a write is in flight. */
+  private observed(key: string, o: ArgoWorkflow) {
+    const w = this.writers.get(key);
+    if (w?.busy) {
+      w.seen.push(o.metadata.resourceVersion!);
+      return;
+    }
+    this.latest.set(key, o);
   }
 
   /** A step exited: its workflow needs a look; freed resources may let waiting workflows start. */
@@ -68,18 +111,21 @@ export class WorkflowController {
 
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
-    let wf: ArgoWorkflow;
-    try {
-      wf = await this.client.get<ArgoWorkflow>('workflows', namespace, name);
-    } catch (e) {
-      if (statusCode(e) === 404) {
-        this.runtime.removeWorkflow(namespace, name);
-        this.waiting.delete(key);
+    let wf = this.latest.get(key);
+    if (!wf) {
+      try {
+        wf = await this.client.get<ArgoWorkflow>('workflows', namespace, name);
+      } catch (e) {
+        if (statusCode(e) === 404) {
+          this.runtime.removeWorkflow(namespace, name);
+          this.waiting.delete(key);
+          return;
+        }
+        this.log.warn({ err: e, workflow: key }, 'reading the workflow failed; retrying');
+        this.queue.addAfter(key, 1000);
         return;
       }
-      this.log.warn({ err: e, workflow: key }, 'reading the workflow failed; retrying');
-      this.queue.addAfter(key, 1000);
-      return;
+      if (!this.writers.get(key)?.busy) this.latest.set(key, wf);
     }
     if (wf.metadata.deletionTimestamp) {
       this.runtime.killWorkflow(namespace, name, 'workflow deleted');
@@ -96,39 +142,86 @@ export class WorkflowController {
     if (result.waitingForResources) this.waiting.add(key);
     else this.waiting.delete(key);
     if (result.changed) {
+      this.latest.set(key, { ...wf, status: result.status });
+      let w = this.writers.get(key);
+      if (!w) this.writers.set(key, (w = { busy: false, again: false, seen: [], finalized: new Set() }));
+      for (const pod of result.finalizedPods) w.finalized.add(pod);
+      this.write(key, w);
+      // Newly started steps may already be finished, and a completed step can unblock the next.
+      if (result.status.phase === 'Running') this.queue.add(key);
+    }
+    if (result.wakeAt !== undefined) this.queue.addAfter(key, Math.max(0, result.wakeAt - Date.now()));
+  }
+
+  /** Writes the latest status of `key`, or marks it for the write after the one in flight. */
+  private write(key: string, w: Writer) {
+    if (w.busy) {
+      w.again = true;
+      return;
+    }
+    w.busy = true;
+    w.done = this.writeLoop(key, w).finally(() => {
+      w.busy = false;
+      w.seen = [];
+      if (this.writers.get(key) === w && !w.again && w.finalized.size === 0) this.writers.delete(key);
+    });
+  }
+
+  private async writeLoop(key: string, w: Writer) {
+    const [namespace, name] = key.split('/') as [string, string];
+    for (;;) {
+      w.again = false;
+      w.seen = [];
+      const body = this.latest.get(key);
+      if (!body) return;
+      const pods = [...w.finalized];
+      let written: ArgoWorkflow;
       try {
-        const written = await this.client.replaceStatus<ArgoWorkflow>('workflows', namespace, name, {
-          ...wf,
-          status: result.status,
-        });
-        this.lastWritten.set(key, written.metadata.resourceVersion!);
-        for (const pod of result.finalizedPods) this.runtime.forget(pod);
-        this.log.debug(
-          {
-            workflow: key,
-            phase: result.status.phase,
-            progress: result.status.progress,
-            resourceVersion: written.metadata.resourceVersion,
-          },
-          'status written',
-        );
+        written = await this.client.replaceStatus<ArgoWorkflow>('workflows', namespace, name, body);
       } catch (e) {
         const code = statusCode(e);
+        this.latest.delete(key); // read it again
+        w.again = false;
         if (code === 404) return;
         if (code !== 409)
           this.log.warn({ err: e, workflow: key }, 'writing the workflow status failed; retrying');
         this.queue.addAfter(key, code === 409 ? 0 : 1000);
         return;
       }
-      // Newly started steps may already be finished, and a completed step can unblock the next.
-      const phase = result.status.phase;
-      if (phase === 'Running') this.queue.add(key);
+      const rv = written.metadata.resourceVersion!;
+      const list = this.ours.get(key) ?? [];
+      list.push(rv);
+      if (list.length > 8) list.shift();
+      this.ours.set(key, list);
+      for (const pod of pods) {
+        this.runtime.forget(pod);
+        w.finalized.delete(pod);
+      }
+      this.log.debug(
+        { workflow: key, phase: body.status?.phase, progress: body.status?.progress, resourceVersion: rv },
+        'status written',
+      );
+      if (w.seen.some((v) => v !== rv && !list.includes(v))) {
+        // Someone else changed the workflow meanwhile: read it again before going on.
+        this.latest.delete(key);
+        this.queue.add(key);
+        return;
+      }
+      const cur = this.latest.get(key);
+      if (!cur) return;
+      if (!w.again && ['Succeeded', 'Failed', 'Error'].includes(body.status?.phase ?? '')) {
+        // Finished: nothing more to do from memory; a later look (if any) reads it again.
+        this.latest.delete(key);
+        return;
+      }
+      this.latest.set(key, { ...cur, metadata: { ...written.metadata } });
+      if (!w.again) return;
     }
-    if (result.wakeAt !== undefined) this.queue.addAfter(key, Math.max(0, result.wakeAt - Date.now()));
   }
 
   async stop() {
     await this.stopInformer?.();
     await this.queue.close();
+    await Promise.all([...this.writers.values()].map((w) => w.done));
   }
 }
