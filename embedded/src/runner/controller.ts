@@ -97,9 +97,23 @@ export class WorkflowController {
 
   /** A step exited: its workflow needs a look; freed resources may let waiting workflows start. */
   readonly onExit = (h: StepHandle) => {
-    this.queue.add(h.key);
-    for (const k of this.waiting) this.queue.add(k);
+    this.soon(h.key);
+    for (const k of this.waiting) this.soon(k);
   };
+
+  private readonly kicked = new Set<string>();
+  /**
+   * Queues `key` once the current turn of the event loop is over: the exits (and re-looks) of one
+   * turn share one reconcile, which matters for wide fan-outs where each reconcile walks every node.
+   */
+  private soon(key: string) {
+    if (this.kicked.has(key)) return;
+    this.kicked.add(key);
+    setImmediate(() => {
+      this.kicked.delete(key);
+      this.queue.add(key);
+    });
+  }
 
   enqueue(key: string) {
     this.queue.add(key);
@@ -148,7 +162,7 @@ export class WorkflowController {
       for (const pod of result.finalizedPods) w.finalized.add(pod);
       this.write(key, w);
       // Newly started steps may already be finished, and a completed step can unblock the next.
-      if (result.status.phase === 'Running') this.queue.add(key);
+      if (result.status.phase === 'Running') this.soon(key);
     }
     if (result.wakeAt !== undefined) this.queue.addAfter(key, Math.max(0, result.wakeAt - Date.now()));
   }

@@ -197,6 +197,22 @@ export class CronController {
       },
       spec: structuredClone(cwf.spec.workflowSpec),
     };
+    // Listed as active before it exists, so that no reader sees the workflow without its cron listing it
+    // (the runner reacts to a new workflow at once); a ref whose workflow never appears is pruned above.
+    await this.client.mergePatch(
+      'cronworkflows',
+      ns,
+      cwf.metadata.name!,
+      {
+        status: {
+          active: [
+            ...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)),
+            { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', name, namespace: ns },
+          ],
+        },
+      },
+      true,
+    );
     let created: ArgoWorkflow | undefined;
     try {
       created = await this.client.create<ArgoWorkflow>('workflows', ns, body);
