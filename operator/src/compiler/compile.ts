@@ -227,7 +227,9 @@ export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
         ok = ['Succeeded'];
       }
       if (optional.has(from.id)) {
-        terms.push(or(depTask, [...ok, 'Omitted']));
+        // Omitted means "branch not taken"; ask the parent itself, because a split helper
+        // is Omitted also when the parent ran and failed.
+        terms.push(`(${[...ok.map((r) => `${depTask}.${r}`), `${fromTask}.Omitted`].join(' || ')})`);
         guard.push(...ok.map((r) => `${depTask}.${r}`));
       } else {
         anyRequired = true;
