@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { ArgoWorkflow } from './argo.js';
 import { operate } from './engine.js';
 import { ArgoClient, startInformer, statusCode } from './kube.js';
-import { KeyQueue } from './queue.js';
+import { WorkQueue } from '@sandflow/crds';
 import type { Runtime, StepHandle } from './runtime.js';
 
 interface Writer {
@@ -34,7 +34,7 @@ interface Writer {
 
 export class WorkflowController {
   private readonly client: ArgoClient;
-  private readonly queue: KeyQueue;
+  private readonly queue: WorkQueue;
   /** resourceVersions our own status writes produced (the last few per workflow). */
   private readonly ours = new Map<string, string[]>();
   /** The latest state of each workflow as far as this runner knows (may be ahead of the server). */
@@ -50,7 +50,7 @@ export class WorkflowController {
     concurrency = 8,
   ) {
     this.client = new ArgoClient(kc, { keepAlive: true });
-    this.queue = new KeyQueue(concurrency, (key) => this.reconcile(key));
+    this.queue = new WorkQueue({ workers: concurrency }, (key) => this.reconcile(key));
   }
 
   async start(kc: KubeConfig) {
@@ -235,7 +235,7 @@ export class WorkflowController {
 
   async stop() {
     await this.stopInformer?.();
-    await this.queue.close();
+    await this.queue.shutdown();
     await Promise.all([...this.writers.values()].map((w) => w.done));
   }
 }

@@ -9,7 +9,7 @@ import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import { CRON_LABEL, isFinal, type ArgoWorkflow, type CronWorkflow } from './argo.js';
 import { ArgoClient, startInformer, statusCode } from './kube.js';
-import { KeyQueue } from './queue.js';
+import { WorkQueue } from '@sandflow/crds';
 
 interface Entry {
   timer?: NodeJS.Timeout;
@@ -19,7 +19,7 @@ interface Entry {
 export class CronController {
   private readonly client: ArgoClient;
   private readonly entries = new Map<string, Entry>();
-  private readonly queue: KeyQueue;
+  private readonly queue: WorkQueue;
   private stopInformer?: () => Promise<void>;
 
   constructor(
@@ -27,7 +27,7 @@ export class CronController {
     private readonly log: Logger,
   ) {
     this.client = new ArgoClient(kc);
-    this.queue = new KeyQueue(2, (key) => this.reconcile(key));
+    this.queue = new WorkQueue({ workers: 2 }, (key) => this.reconcile(key));
   }
 
   async start() {
@@ -244,6 +244,6 @@ export class CronController {
   async stop() {
     await this.stopInformer?.();
     for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
-    await this.queue.close();
+    await this.queue.shutdown();
   }
 }

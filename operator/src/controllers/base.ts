@@ -2,7 +2,7 @@
 // is logged and requeued with backoff; it never crashes the process.
 import type { Logger } from 'pino';
 import type { Metrics } from '../runtime/metrics.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import { WorkQueue } from '@sandflow/crds';
 
 export interface ReconcileResult {
   /** Look again after this many ms (schedules, heartbeats, QUEUED runs). */
