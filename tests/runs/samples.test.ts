@@ -69,6 +69,9 @@ describe('config/samples applied with kubectl', () => {
     const publish = Object.values(wf.status.nodes).find((n) => n.displayName === 'sb-publish')!;
     const log = publish.outputs!.artifacts!.find((a) => a.name === 'main-logs')!.s3!.key;
     expect(fs.readFileSync(path.join(env.dataDir, 'runs', log), 'utf8')).toBe('published 3 lines\n');
+    // …and the Run says where it is.
+    const publishStatus = run.status!.sandboxStatuses!.find((x) => x.name === 'publish')!;
+    expect(publishStatus.log).toBe(log);
     // The periodic session became a CronWorkflow.
     const cwfs = (await env.api.listNamespacedCustomObject({
       group: 'argoproj.io',

@@ -414,6 +414,10 @@ export interface RunStatus {
      */
     stopTime?: string;
     /**
+     * Where the log of the sandbox's latest execution is kept (the key of Argo's main-logs artifact in the run's artifact store; in embedded mode relative to $SANDFLOW_DATA_DIR/runs).
+     */
+    log?: string;
+    /**
      * Dynamic instances (sub_sandbox).
      */
     subSandboxes?: {

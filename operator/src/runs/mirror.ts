@@ -36,6 +36,25 @@ export function productOf(phase: string | undefined): ProductStatus {
   }
 }
 
+/**
+ * The log of a task's latest execution: its own main-logs artifact, or that of the last
+ * attempt below a Retry node (a Pod's `children` are the next tasks, so only a Retry's
+ * attempts, named `task(n)`, are searched).
+ */
+function logOf(n: ArgoNode, nodes: Record<string, ArgoNode>): string | undefined {
+  const own = n.outputs?.artifacts?.find((a) => a.name === 'main-logs');
+  if (own) return own.s3?.key ?? own.path;
+  if (n.type !== 'Retry') return undefined;
+  const attempts = (n.children ?? [])
+    .map((c) => nodes[c])
+    .filter((c): c is ArgoNode => !!c && c.name.startsWith(`${n.name}(`));
+  for (const a of attempts.reverse()) {
+    const found = logOf(a, nodes);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function subOf(n: ArgoNode): SubStatus {
   if (n.phase === 'Pending' || (n.type === 'Retry' && !n.phase)) {
     return /Insufficient|Unschedulable/.test(n.message ?? '') ? 'QUEUED' : 'SCHEDULED';
@@ -110,6 +129,8 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
     if (task?.startedAt && status !== 'WAITING') s.startTime = task.startedAt;
     if (task?.finishedAt && FINAL_RUN_PHASES.has(status === 'SKIPPING' ? 'COMPLETED' : status))
       s.stopTime = task.finishedAt;
+    const log = task ? logOf(task, nodes) : undefined;
+    if (log) s.log = log;
     if (task?.type === 'TaskGroup') {
       s.subSandboxes = (task.children ?? [])
         .map((c) => nodes[c])
