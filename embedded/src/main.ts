@@ -26,6 +26,15 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 
 /** The all-in-one process: kube-lite, the database and the one HTTP port of API and console. */
 async function main(): Promise<void> {
+  // Signals are taken from the first moment: one that arrives while starting up is
+  // honoured as soon as there is something to stop, never swallowed.
+  const signals: { stop?: (signal: string) => Promise<void>; pending?: string } = {};
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (signals.stop) void signals.stop(signal);
+      else signals.pending ??= signal;
+    });
+  }
   const config = loadConfig();
   const log = pino({ name: 'sandflow', level: config.logLevel });
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -104,6 +113,10 @@ async function main(): Promise<void> {
         .send(`not ready: ${(e as Error).message}`);
     }
   });
+  // The operator's Prometheus metrics (on a cluster it serves them on its own port).
+  app.get('/metrics', (_req, res) => {
+    res.type('text/plain; version=0.0.4').send(operator.metrics.render());
+  });
   app.use(createApp(apiDeps));
   // The console's built assets; until the console issue lands, a page saying so.
   app.use(express.static(path.join(repoRoot, 'console/public'), { index: 'index.html' }));
@@ -115,7 +128,6 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as { port: number }).port;
   if (kubeLite) console.log(`To use kubectl: export KUBECONFIG=${kubeLite.kubeconfigPath}`);
-  log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -134,8 +146,9 @@ async function main(): Promise<void> {
     log.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  signals.stop = stop;
+  if (signals.pending) await stop(signals.pending);
+  log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
 }
 
 main().catch((e: unknown) => {

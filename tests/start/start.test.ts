@@ -7,7 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-start-'));
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 interface Started {
   child: ChildProcess;
@@ -30,6 +34,7 @@ async function start(): Promise<Started> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -72,6 +77,9 @@ describe('npm start', () => {
       );
       expect(await (await fetch(`${first.url}/healthz`)).text()).toBe('ok');
       expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+      const metrics = await (await fetch(`${first.url}/metrics`)).text();
+      expect(metrics).toContain('# TYPE sandflow_operator_reconciles_total counter');
+      expect(metrics).toMatch(/^sandflow_operator_leader 1$/m);
       const login = await fetch(`${first.url}/api/v0/login`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },

@@ -17,6 +17,8 @@ export interface LeaderOptions {
 
 export class LeaderElector {
   private timer?: NodeJS.Timeout;
+  /** The acquire/renew in flight: stop() waits for it, so a win that lands during stop is undone. */
+  private inflight: Promise<void> | undefined;
   private leading = false;
   private stopped = false;
   private readonly duration: number;
@@ -38,13 +40,15 @@ export class LeaderElector {
   }
 
   start() {
-    void this.tick();
+    this.inflight = this.tick();
   }
 
   private schedule() {
     if (this.stopped) return;
     const ms = this.leading ? (this.opts.renewMs ?? (this.duration * 1000) / 3) : (this.opts.retryMs ?? 1000);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer = setTimeout(() => {
+      this.inflight = this.tick();
+    }, ms);
     this.timer.unref?.();
   }
 
@@ -132,6 +136,7 @@ export class LeaderElector {
   async stop(release = true) {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.inflight;
     if (this.leading) {
       this.leading = false;
       await this.callbacks.onStopped();
