@@ -325,7 +325,8 @@ describe('local runner', () => {
         workflowMetadata: { labels: { 'sandflow.io/session': 's1' } },
         workflowSpec: {
           entrypoint: 'main',
-          templates: [{ name: 'main', dag: { tasks: [{ name: 'a', template: 'a' }] } }, step('a', 'true')],
+          // Long enough to still be running when the test reads status.active.
+          templates: [{ name: 'main', dag: { tasks: [{ name: 'a', template: 'a' }] } }, step('a', 'sleep 5')],
         },
       },
     });
