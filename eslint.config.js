@@ -19,8 +19,12 @@ export default tseslint.config(
   },
   {
     // Tests poke at untyped JSON from servers; `any` keeps them readable.
-    files: ['**/*.test.ts', 'tests/**/*.ts'],
+    files: ['**/*.test.ts', '**/*.test.tsx', 'tests/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   prettier,
 );

@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 // Projects: `unit` is every *.test.ts beside the code; `kube` drives a Kubernetes API
@@ -12,6 +13,16 @@ export default defineConfig({
           name: 'unit',
           include: ['{crds,embedded,operator,api}/src/**/*.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        // The console's component and logic tests, in a simulated DOM.
+        plugins: [react()],
+        test: {
+          name: 'console',
+          include: ['console/src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['console/src/test-setup.ts'],
         },
       },
       {

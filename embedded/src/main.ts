@@ -21,6 +21,7 @@ import {
   type ApiDeps,
 } from '@sandflow/api';
 import { loadOrCreateSecret } from './secret-file.js';
+import { consoleAssets } from './console-assets.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -118,8 +119,8 @@ async function main(): Promise<void> {
     res.type('text/plain; version=0.0.4').send(operator.metrics.render());
   });
   app.use(createApp(apiDeps));
-  // The console's built assets; until the console issue lands, a page saying so.
-  app.use(express.static(path.join(repoRoot, 'console/public'), { index: 'index.html' }));
+  // The console's built files (`npm start` builds them first when stale).
+  app.use(consoleAssets(path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);
   const realtime = attachRealtime(server, apiDeps);
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,249 @@
+import {
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+} from '@tanstack/react-query';
+import { api, ApiError, unwrap } from './client';
+import type { AuditEvent, Invitation, Me, Notification, Organization, Session } from './types';
+
+/** Structured query keys: one place, so realtime handlers and mutations patch the right entries. */
+export const keys = {
+  me: ['me'] as const,
+  organization: ['organization'] as const,
+  notifications: ['notifications'] as const,
+  events: ['events'] as const,
+  platformPreferences: ['platform', 'preferences'] as const,
+  invitation: (token: string) => ['invitation', token] as const,
+  avatar: (userId: string) => ['avatar', userId] as const,
+};
+
+/** The signed-in person, or null when nobody is (a 401 is an answer here, not an error). */
+export function useMe() {
+  return useQuery({
+    queryKey: keys.me,
+    queryFn: async () => {
+      try {
+        return await unwrap<Me>(api.GET('/me'));
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401) return null;
+        throw e;
+      }
+    },
+    staleTime: 60_000,
+  });
+}
+
+export function useOrganization(enabled = true) {
+  return useQuery({
+    queryKey: keys.organization,
+    queryFn: () => unwrap<Organization | null>(api.GET('/organization')),
+    enabled,
+  });
+}
+
+/** allow_new_organization for the sign-up page (public). */
+export function usePlatformPreferences() {
+  return useQuery({
+    queryKey: keys.platformPreferences,
+    queryFn: () => unwrap<{ allow_new_organization: boolean }>(api.GET('/illumina/preferences')),
+  });
+}
+
+export function useInvitation(token: string | null) {
+  return useQuery({
+    queryKey: keys.invitation(token ?? ''),
+    queryFn: () =>
+      unwrap<Invitation | null>(api.GET('/invite/{token}', { params: { path: { token: token! } } })),
+    enabled: Boolean(token),
+    retry: false,
+  });
+}
+
+/**
+ * The notification list of the bell: the newest first, at most 7 (spec 1 §9). Unseen
+ * ones are fetched once on sign-in; realtime messages are added with `addNotification`.
+ */
+export const NOTIFICATION_LIST_MAX = 7;
+export function useNotifications(enabled: boolean) {
+  return useQuery({
+    queryKey: keys.notifications,
+    queryFn: async () => {
+      const fresh = await unwrap<Notification[]>(api.GET('/notifications/new'));
+      return fresh.map((n) => ({ ...n, seen: false })).slice(0, NOTIFICATION_LIST_MAX);
+    },
+    enabled,
+    staleTime: Infinity,
+  });
+}
+export function addNotification(client: QueryClient, notification: Notification) {
+  client.setQueryData<Notification[]>(keys.notifications, (list = []) =>
+    [notification, ...list.filter((n) => n.id !== notification.id)].slice(0, NOTIFICATION_LIST_MAX),
+  );
+}
+export function markNotificationsSeen(client: QueryClient) {
+  client.setQueryData<Notification[]>(keys.notifications, (list = []) =>
+    list.map((n) => ({ ...n, seen: true })),
+  );
+}
+
+/** The events log: pages of 30 from 0, newest first; an empty page is the end of the log. */
+export function useEvents(enabled = true) {
+  return useInfiniteQuery({
+    queryKey: keys.events,
+    queryFn: ({ pageParam }) =>
+      unwrap<AuditEvent[]>(api.GET('/illumina/events', { params: { query: { page: pageParam } } })),
+    initialPageParam: 0,
+    getNextPageParam: (last, _all, lastPage) => (last.length === 0 ? undefined : lastPage + 1),
+    enabled,
+  });
+}
+
+// --- mutations ---
+
+export interface LoginInput {
+  username: string;
+  password: string;
+  invitation_link?: string;
+  backUrl?: string;
+}
+export function useLogin() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ backUrl, ...body }: LoginInput) =>
+      unwrap<Session>(api.POST('/login', { body, headers: backUrl ? { 'X-Back-Url': backUrl } : {} })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.me }),
+  });
+}
+
+export function useLogout() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => unwrap<unknown>(api.GET('/logout')),
+    onSettled: () => {
+      client.clear();
+      client.setQueryData(keys.me, null);
+    },
+  });
+}
+
+export interface Registration {
+  first_name: string;
+  last_name: string;
+  email: string;
+  password: string;
+  use_invitation: boolean;
+  organization?: string;
+  invitation_link?: string;
+  re_captcha_token?: string;
+}
+export function useRegister() {
+  return useMutation({ mutationFn: (body: Registration) => unwrap<unknown>(api.POST('/user', { body })) });
+}
+
+export function useVerify(token: string) {
+  return useQuery({
+    queryKey: ['verify', token],
+    queryFn: () => unwrap<unknown>(api.GET('/verify/{token}', { params: { path: { token } } })),
+    retry: false,
+    staleTime: Infinity,
+  });
+}
+
+export function useForgotPassword() {
+  return useMutation({
+    mutationFn: (username: string) => unwrap<unknown>(api.POST('/password', { body: { username } })),
+  });
+}
+
+export function useResetPassword(token: string) {
+  return useMutation({
+    mutationFn: (password: string) =>
+      unwrap<unknown>(api.POST('/password/{token}', { params: { path: { token } }, body: { password } })),
+  });
+}
+
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: (body: { old_password: string; new_password: string }) =>
+      unwrap<unknown>(api.PUT('/password', { body })),
+  });
+}
+
+/** Switching organization re-issues the tokens (cookies); everything cached belongs to the old one. */
+export function useSwitchOrganization() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => unwrap<Session>(api.POST('/preferences/organization', { body: { name } })),
+    onSuccess: () => client.resetQueries(),
+  });
+}
+
+export function useSetMailNotification() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (mail_notification: boolean) =>
+      unwrap<unknown>(api.PUT('/preferences/user', { body: { preferences: { mail_notification } } })),
+    onSuccess: (_r, mail_notification) =>
+      client.setQueryData<Me | null>(keys.me, (me) =>
+        me ? { ...me, preferences: { ...me.preferences, mail_notification } } : me,
+      ),
+  });
+}
+
+export function useCreateOrganization() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; admins: string[] }) =>
+      unwrap<{ id: string }>(
+        api.POST('/organizations', { body: { ...body, quota: { cpu: 0, memory: 0, disk: 0 } } }),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.me }),
+  });
+}
+
+export function useFeedback() {
+  return useMutation({
+    mutationFn: (body: { subject: string; content: string }) =>
+      unwrap<unknown>(api.POST('/feedback', { body })),
+  });
+}
+
+/** The avatar as an object URL, or null when the person has none (404 is not an error). */
+export function useAvatar(userId: string | undefined, hasAvatar: boolean | undefined) {
+  return useQuery({
+    queryKey: keys.avatar(userId ?? ''),
+    enabled: Boolean(userId && hasAvatar),
+    queryFn: async () => {
+      const response = await fetch(`/api/v0/user/${userId}/avatar`, { credentials: 'include' });
+      if (response.status === 404) return null;
+      if (!response.ok) throw new ApiError(response.status, 'avatar', response.statusText);
+      return URL.createObjectURL(await response.blob());
+    },
+    staleTime: Infinity,
+  });
+}
+
+export function useUploadAvatar(userId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (file: File) => {
+      const response = await fetch(`/api/v0/user/${userId}/avatar`, {
+        method: 'PUT',
+        credentials: 'include',
+        headers: { 'Content-Type': file.type },
+        body: file,
+      });
+      const body = (await response.json().catch(() => null)) as {
+        error?: { code: string; message: string };
+      } | null;
+      if (!response.ok)
+        throw new ApiError(response.status, body?.error?.code ?? 'avatar', body?.error?.message ?? '');
+    },
+    onSuccess: () => {
+      client.setQueryData<Me | null>(keys.me, (me) => (me ? { ...me, has_avatar: true } : me));
+      return client.invalidateQueries({ queryKey: keys.avatar(userId) });
+    },
+  });
+}

@@ -1,0 +1,72 @@
+import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { RedirectIfAuthenticated, RequireAuth } from './guards';
+
+// Every screen is its own chunk (route-level code splitting).
+const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({
+  Component: (await load()).default,
+});
+const notYet = (screen: string) => async () => {
+  const { NotYetPage } = await import('../features/placeholder/NotYetPage');
+  return { Component: () => <NotYetPage screen={screen} /> };
+};
+
+/** Spec 1 §2.1's route table. Screens of later issues are plain 'not built yet' pages. */
+export const routes: RouteObject[] = [
+  {
+    path: '/login',
+    lazy: async () => {
+      const { default: LoginPage } = await import('../features/auth/LoginPage');
+      return {
+        Component: () => (
+          <RedirectIfAuthenticated>
+            <LoginPage />
+          </RedirectIfAuthenticated>
+        ),
+      };
+    },
+  },
+  { path: '/signup', lazy: page(() => import('../features/auth/SignupPage')) },
+  { path: '/verification/:token', lazy: page(() => import('../features/auth/VerificationPage')) },
+  { path: '/password/:token', lazy: page(() => import('../features/auth/PasswordResetPage')) },
+  {
+    path: '/',
+    lazy: async () => {
+      const { Shell } = await import('../features/shell/Shell');
+      return {
+        Component: () => (
+          <RequireAuth>
+            <Shell />
+          </RequireAuth>
+        ),
+      };
+    },
+    children: [
+      { index: true, element: <Navigate to="/dashboard" replace /> },
+      { path: 'dashboard', lazy: notYet('dashboard') },
+      { path: 'dashboard/session/:uuid/:run', lazy: notYet('run') },
+      { path: 'sandbox/list', lazy: notYet('sandboxList') },
+      { path: 'sandbox/create', lazy: notYet('sandboxCreate') },
+      { path: 'sandbox/settings', lazy: notYet('sandboxSettings') },
+      { path: 'sandbox/:action/:uuid', lazy: notYet('sandbox') },
+      { path: 'workflow/create', lazy: notYet('workflowCreate') },
+      { path: 'workflow/list', lazy: notYet('workflowList') },
+      { path: 'workflow/:action/:uuid', lazy: notYet('workflow') },
+      { path: 'session/create', lazy: notYet('sessionCreate') },
+      { path: 'session/list', lazy: notYet('sessionList') },
+      { path: 'schedule/:uuid', lazy: notYet('session') },
+      { path: 'event/:uuid', lazy: notYet('session') },
+      { path: 'application/list', lazy: notYet('applications') },
+      { path: 'application/sentinel2ndvi', lazy: notYet('applications') },
+      { path: 'settings/admin', lazy: notYet('superSettings') },
+      { path: 'settings/organization', lazy: notYet('organizationSettings') },
+      { path: 'settings/users', lazy: notYet('usersSettings') },
+      { path: 'billing', lazy: notYet('billing') },
+      { path: 'profile', lazy: page(() => import('../features/profile/ProfilePage')) },
+      { path: 'logs', lazy: page(() => import('../features/logs/LogsPage')) },
+      // Unknown paths redirect to the dashboard (spec 1 §2.1).
+      { path: '*', element: <Navigate to="/dashboard" replace /> },
+    ],
+  },
+];
+
+export const createRouter = () => createBrowserRouter(routes);

@@ -1,0 +1,19 @@
+import { createTheme } from '@mui/material/styles';
+
+/** Dark only: the spec offers light but keeps it disabled (spec 1 §2.6). */
+export const theme = createTheme({
+  palette: {
+    mode: 'dark',
+    primary: { main: '#f4b860' },
+    secondary: { main: '#7cc6fe' },
+    background: { default: '#121212', paper: '#1b1b1f' },
+  },
+  breakpoints: {
+    // The mobile layout applies at 574 px or less (spec 1 §1): `sm` starts at 575.
+    values: { xs: 0, sm: 575, md: 900, lg: 1200, xl: 1536 },
+  },
+  shape: { borderRadius: 8 },
+});
+
+/** Media query of the mobile layout. */
+export const MOBILE_QUERY = '(max-width:574px)';
