@@ -62,30 +62,46 @@ export function useInvitation(token: string | null) {
 }
 
 /**
- * The notification list of the bell: the newest first, at most 7 (spec 1 §9). Unseen
- * ones are fetched once on sign-in; realtime messages are added with `addNotification`.
+ * The bell: the newest notifications first, at most 7 kept (spec 1 §9), and how many
+ * arrived unseen (the badge can exceed the list). Unseen ones are fetched once on
+ * sign-in; realtime messages are added with `addNotification` (no refetch).
  */
 export const NOTIFICATION_LIST_MAX = 7;
+export interface NotificationList {
+  items: Notification[];
+  unseen: number;
+}
 export function useNotifications(enabled: boolean) {
   return useQuery({
     queryKey: keys.notifications,
-    queryFn: async () => {
+    queryFn: async (): Promise<NotificationList> => {
       const fresh = await unwrap<Notification[]>(api.GET('/notifications/new'));
-      return fresh.map((n) => ({ ...n, seen: false })).slice(0, NOTIFICATION_LIST_MAX);
+      return {
+        items: fresh.map((n) => ({ ...n, seen: false })).slice(0, NOTIFICATION_LIST_MAX),
+        unseen: fresh.length,
+      };
     },
     enabled,
     staleTime: Infinity,
   });
 }
 export function addNotification(client: QueryClient, notification: Notification) {
-  client.setQueryData<Notification[]>(keys.notifications, (list = []) =>
-    [notification, ...list.filter((n) => n.id !== notification.id)].slice(0, NOTIFICATION_LIST_MAX),
-  );
+  client.setQueryData<NotificationList>(keys.notifications, (list = { items: [], unseen: 0 }) => {
+    const known = list.items.some((n) => n.id === notification.id);
+    return {
+      items: [notification, ...list.items.filter((n) => n.id !== notification.id)].slice(
+        0,
+        NOTIFICATION_LIST_MAX,
+      ),
+      unseen: known ? list.unseen : list.unseen + 1,
+    };
+  });
 }
 export function markNotificationsSeen(client: QueryClient) {
-  client.setQueryData<Notification[]>(keys.notifications, (list = []) =>
-    list.map((n) => ({ ...n, seen: true })),
-  );
+  client.setQueryData<NotificationList>(keys.notifications, (list = { items: [], unseen: 0 }) => ({
+    items: list.items.map((n) => ({ ...n, seen: true })),
+    unseen: 0,
+  }));
 }
 
 /** The events log: pages of 30 from 0, newest first; an empty page is the end of the log. */
