@@ -20,6 +20,8 @@ const envSchema = z.object({
   // A plain KUBECONFIG is deliberately not read: a developer's cluster must never be
   // picked up by accident by the all-in-one process.
   SANDFLOW_KUBECONFIG: z.string().min(1).optional(),
+  // The console's built files; a developer can point it at another build.
+  SANDFLOW_CONSOLE_DIR: z.string().min(1).optional(),
   SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -30,6 +32,7 @@ export interface EmbeddedConfig {
   databaseUrl: string | undefined;
   kubeconfig: string | undefined;
   logLevel: string;
+  consoleDir: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -48,5 +51,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig
     databaseUrl: e.DATABASE_URL,
     kubeconfig: e.SANDFLOW_KUBECONFIG ? path.resolve(e.SANDFLOW_KUBECONFIG) : undefined,
     logLevel: e.SANDFLOW_LOG_LEVEL,
+    consoleDir: e.SANDFLOW_CONSOLE_DIR ? path.resolve(e.SANDFLOW_CONSOLE_DIR) : undefined,
   };
 }

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   });
   app.use(createApp(apiDeps));
   // The console's built files (`npm start` builds them first when stale).
-  app.use(consoleAssets(path.join(repoRoot, 'console/dist')));
+  app.use(consoleAssets(config.consoleDir ?? path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);
   const realtime = attachRealtime(server, apiDeps);
   await new Promise<void>((resolve, reject) => {
