@@ -94,6 +94,10 @@ const MATRIX: Record<string, Case> = {
     request: () => ({ method: 'post', path: '/organizations', body: { name: 'Gamma' } }),
     own: [201, 403, 403, 403],
   },
+  'GET /organizations/capacity': {
+    request: () => ({ method: 'get', path: '/organizations/capacity' }),
+    own: SUPER_ONLY,
+  },
   'PUT /organizations/:id': {
     request: (_w, t) => ({
       method: 'put',

@@ -71,6 +71,8 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
   // Spec 3 §7: organizations.
   'GET /organizations': { access: 'signed-in' }, // the super admin sees all, others their own
   'POST /organizations': { access: SUPER, unlessPreference: 'allow_new_organization' },
+  // What caps the quota sliders of whoever may create (or, the super admin, edit) organizations.
+  'GET /organizations/capacity': { access: SUPER, unlessPreference: 'allow_new_organization' },
   'PUT /organizations/:id': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },
   'DELETE /organizations/:id': { access: SUPER, scope: { kind: 'organization', param: 'id' } },
   'PUT /organizations/:id/admin': { access: ADMINS, scope: { kind: 'organization', param: 'id' } },

@@ -11,9 +11,9 @@ export const OPENAPI_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.
 /** Express `/a/:id` → OpenAPI `/a/{id}`. */
 export const openApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z]+)/g, '{$1}');
 
-const jsonSchema = (schema: z.ZodType) => {
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') => {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    io: 'input',
+    io,
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   return rest;
@@ -37,6 +37,12 @@ const errorEnvelope = {
     },
   },
 };
+
+/** The envelope with the route's `result` described. */
+const withResult = (result: z.ZodType) => ({
+  ...envelope,
+  properties: { ...envelope.properties, result: jsonSchema(result, 'output') },
+});
 
 /** The OpenAPI 3.1 document of the routes, generated from their zod schemas and the authorization table. */
 export function buildOpenApi(routes: RouteDefinition[]): Record<string, unknown> {
@@ -62,7 +68,10 @@ export function buildOpenApi(routes: RouteDefinition[]): Record<string, unknown>
       ...(rule?.access === 'public' ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: {
-        [status]: { description: 'success', content: { 'application/json': { schema: envelope } } },
+        [status]: {
+          description: 'success',
+          content: { 'application/json': { schema: r.result ? withResult(r.result) : envelope } },
+        },
         default: { description: 'failure', content: { 'application/json': { schema: errorEnvelope } } },
       },
     };

@@ -6,6 +6,24 @@ import { normalizeMountPoints } from '../services/organizations.js';
 
 const ALGORITHMS = ['round_robin', 'fill_all', 'fill_one'] as const;
 
+const resources = z.object({
+  cpu: z.number().describe('millicores'),
+  memory: z.number().describe('MB'),
+  disk: z.number().describe('MB'),
+});
+const capacityResult = z.object({
+  total: resources.nullable().describe('Summed resources of the alive cluster managers; null: unknown.'),
+  clusters: z.number().nullable().describe('How many alive cluster managers were counted.'),
+  allocated: resources.describe('Summed quotas of all organizations.'),
+  free: resources
+    .nullable()
+    .describe(
+      'Largest quota of a new organization: total minus allocated, rounded down to 0.5 core, ' +
+        '0.5 GB memory, 0.1 GB disk, never below 0. Editing an organization, the largest quota is ' +
+        "free plus the organization's current quota. null: unknown, nothing is capped.",
+    ),
+});
+
 /**
  * Spec 3 §7: the super admin and an organization admin send different field names
  * for the same things; both spellings are accepted and mapped here.
@@ -41,6 +59,18 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       summary: 'Organizations: all for the super admin, otherwise those the caller belongs to.',
       async handler({ caller }) {
         return organizations.list(caller!);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/organizations/capacity',
+      tag: 'organizations',
+      summary:
+        'Free cluster capacity for organization quotas (spec 3 §5): alive cluster managers (seen within ' +
+        '3 minutes) minus the quotas all organizations hold.',
+      result: capacityResult,
+      async handler() {
+        return organizations.capacity();
       },
     }),
     route({

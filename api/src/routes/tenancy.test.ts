@@ -57,12 +57,47 @@ describe('organizations', () => {
       .set('Authorization', auth)
       .send({ name: 'Big', quota: { cpu: 4001, memory: 0, disk: 0 } });
     expect(tooMuch.status).toBe(422);
-    expect(tooMuch.body.error.message).toBe('quota.cpu: exceeds the free cluster capacity');
+    expect(tooMuch.body.error).toEqual({
+      code: 'quota_exceeded',
+      message: 'quota.cpu: at most 4 cores are free',
+    });
+    expect(await h.db('organizations').where({ name: 'Big' }).first()).toBeUndefined();
     const fits = await h.request
       .post('/api/v0/organizations')
       .set('Authorization', auth)
       .send({ name: 'Fits', quota: { cpu: 4000, memory: 0, disk: 0 } });
     expect(fits.status).toBe(201);
+    // Editing, the maximum is what is free (now nothing) plus the organization's own quota.
+    const grow = await h.request
+      .put(`/api/v0/organizations/${w.a.org.id}`)
+      .set('Authorization', auth)
+      .send({ quota: { cpu: 8500, memory: 16384, disk: 102400 } });
+    expect(grow.status).toBe(422);
+    expect(grow.body.error.message).toBe(
+      'quota.cpu: at most 8 cores (the free cluster capacity plus its current quota)',
+    );
+    const same = await h.request
+      .put(`/api/v0/organizations/${w.a.org.id}`)
+      .set('Authorization', auth)
+      .send({ quota: { cpu: 8000, memory: 16384, disk: 102400 } });
+    expect(same.status).toBe(200);
+  });
+
+  it('answers the free capacity (GET /organizations/capacity)', async () => {
+    const auth = await as(w.superAdmin.id);
+    const unknown = await h.request.get('/api/v0/organizations/capacity').set('Authorization', auth);
+    expect(unknown.body.result).toEqual({
+      total: null,
+      clusters: null,
+      allocated: { cpu: 16_000, memory: 32_768, disk: 204_800 },
+      free: null,
+    });
+    capacity = { cpu: 20_999, memory: 40_000, disk: 300_000 };
+    const known = await h.request.get('/api/v0/organizations/capacity').set('Authorization', auth);
+    expect(known.body.result).toMatchObject({
+      total: capacity,
+      free: { cpu: 4500, memory: 7168, disk: 95_129.6 },
+    });
   });
 
   it('refuses to shrink an organization below what its groups hold', async () => {

@@ -6,13 +6,14 @@ import { readCachesFor } from '../http/caller-cache.js';
 import { loadCallerCached, type Caller } from '../http/caller.js';
 import { HttpError } from '../http/errors.js';
 import { createAccountService } from './accounts.js';
+import { kubeClusterCapacity, type ClusterCapacity } from './cluster-capacity.js';
 import { createEventService } from './events.js';
 import { createGroupService } from './groups.js';
 import { createKubeTenancy, noKubeTenancy, type KubeTenancy } from './kube-tenancy.js';
 import type { Mailer } from './mailer.js';
 import { createMemberService } from './members.js';
 import { createNotificationService, type RealtimePublisher } from './notifications.js';
-import { createOrganizationService, type ClusterCapacity } from './organizations.js';
+import { createOrganizationService } from './organizations.js';
 import { createPreferenceService } from './preferences.js';
 import { createTokenService } from './tokens.js';
 
@@ -24,7 +25,10 @@ export interface ApiDeps {
   logger: Logger;
   mailer: Mailer;
   config: ApiConfig;
-  /** Capacity of the alive clusters, which caps organization quotas; absent: uncapped. */
+  /**
+   * Capacity of the alive clusters, which caps organization quotas. Absent: read from the
+   * ClusterManagers of `kube` when it is a KubeConfig, else unknown (uncapped).
+   */
   clusterCapacity?: ClusterCapacity;
 }
 
@@ -73,7 +77,9 @@ function buildServices(deps: ApiDeps) {
     db,
     kube,
     events,
-    clusterCapacity: deps.clusterCapacity ?? (async () => null),
+    clusterCapacity:
+      deps.clusterCapacity ??
+      (deps.kube && !('syncGroup' in deps.kube) ? kubeClusterCapacity(deps.kube, logger) : async () => null),
   });
   const groups = createGroupService({ db, kube, events, notifications });
   const members = createMemberService({ db, config, events, mailer, notifications });

@@ -3,6 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createClusterManager,
+  deleteClusterManagers,
+  installClusterManagerCrd,
+} from '../test-support/cluster-managers.js';
 import { createTestDatabase, destroyTestDatabase } from '../test-support/database.js';
 import { createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
@@ -59,6 +64,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
   let core: CoreV1Api;
   let tenancy: KubeTenancy;
   let api: Harness;
+  let kubeConfig: KubeConfig;
   const org = { id: '11111111-1111-4111-8111-111111111111', slug: 'acme' };
   const group = {
     id: '22222222-2222-4222-8222-222222222222',
@@ -70,7 +76,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
     db = await createTestDatabase();
     const { startKubeLite } = (await import(KUBE_LITE)) as StartKubeLiteModule;
     kubeLite = await startKubeLite({ db, port: 0, host: '127.0.0.1' });
-    const kubeConfig = new KubeConfig();
+    kubeConfig = new KubeConfig();
     kubeConfig.loadFromOptions({
       clusters: [
         { name: 'kube-lite', server: kubeLite.url, caData: Buffer.from(kubeLite.caCert).toString('base64') },
@@ -82,6 +88,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
     core = kubeConfig.makeApiClient(CoreV1Api);
     tenancy = createKubeTenancy(kubeConfig);
     api = await createHarness({ kube: kubeConfig });
+    await installClusterManagerCrd(kubeConfig);
   }, 60_000);
 
   afterAll(async () => {
@@ -145,6 +152,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
   });
 
   it('the API creates the namespaces as organizations and groups are created', async () => {
+    await createClusterManager(kubeConfig, { resources: { cpu: 8000, memory: 8192, disk: 8192 } });
     const admin = await createUser(api.db, { is_super_admin: true });
     const auth = `Bearer ${await api.tokenFor(admin.id)}`;
     const org = await api.request
@@ -166,5 +174,77 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
       .expect(200);
     expect(await gone('sf-initech')).toBe(true);
     expect(await gone('sf-initech-tps')).toBe(true);
+  });
+
+  it('caps organization quotas by the alive ClusterManagers (spec 3 §5)', async () => {
+    await deleteClusterManagers(kubeConfig);
+    const admin = await createUser(api.db, { is_super_admin: true });
+    const auth = `Bearer ${await api.tokenFor(admin.id)}`;
+    const capacity = () => api.request.get('/api/v0/organizations/capacity').set('Authorization', auth);
+    // No cluster manager: nothing is free, but an organization without quota can be made.
+    expect((await capacity()).body.result).toMatchObject({
+      total: { cpu: 0, memory: 0, disk: 0 },
+      clusters: 0,
+      free: { cpu: 0, memory: 0, disk: 0 },
+    });
+    const empty = await api.request
+      .post('/api/v0/organizations')
+      .set('Authorization', auth)
+      .send({ name: 'Empty' });
+    expect(empty.status).toBe(201);
+
+    await createClusterManager(kubeConfig, { resources: { cpu: 8000, memory: 16_384, disk: 10_000 } });
+    await createClusterManager(kubeConfig, {
+      resources: { cpu: 4300, memory: 1000, disk: 0 },
+      lastSeen: new Date(Date.now() - 60_000),
+    });
+    // Dead (seen 4 minutes ago) and never seen: not counted.
+    await createClusterManager(kubeConfig, {
+      resources: { cpu: 64_000, memory: 65_536, disk: 100_000 },
+      lastSeen: new Date(Date.now() - 240_000),
+    });
+    await createClusterManager(kubeConfig, {
+      resources: { cpu: 64_000, memory: 0, disk: 0 },
+      lastSeen: null,
+    });
+    expect((await capacity()).body.result).toEqual({
+      total: { cpu: 12_300, memory: 17_384, disk: 10_000 },
+      clusters: 2,
+      allocated: { cpu: 0, memory: 0, disk: 0 },
+      free: { cpu: 12_000, memory: 16_896, disk: 9932.8 },
+    });
+
+    const over = await api.request
+      .post('/api/v0/organizations')
+      .set('Authorization', auth)
+      .send({ name: 'Hooli', quota: { cpu: 12_500, memory: 1024, disk: 1024 } });
+    expect(over.status).toBe(422);
+    expect(over.body.error.message).toBe('quota.cpu: at most 12 cores are free');
+    expect(await api.db('organizations').where({ name: 'Hooli' }).first()).toBeUndefined();
+
+    const hooli = await api.request
+      .post('/api/v0/organizations')
+      .set('Authorization', auth)
+      .send({ name: 'Hooli', quota: { cpu: 10_000, memory: 1024, disk: 1024 } });
+    expect(hooli.status).toBe(201);
+    expect((await capacity()).body.result.free).toEqual({ cpu: 2000, memory: 15_872, disk: 8908.8 });
+
+    // Editing: at most what is free (2 cores) plus its own 10.
+    const put = (quota: object) =>
+      api.request
+        .put(`/api/v0/organizations/${hooli.body.result.id}`)
+        .set('Authorization', auth)
+        .send({ quota });
+    const tooBig = await put({ cpu: 12_500, memory: 1024, disk: 1024 });
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.error.message).toBe(
+      'quota.cpu: at most 12 cores (the free cluster capacity plus its current quota)',
+    );
+    expect((await api.db('organizations').where({ name: 'Hooli' }).first()).quota_cpu).toBe(10_000);
+    expect((await put({ cpu: 12_000, memory: 1024, disk: 1024 })).status).toBe(200);
+
+    await deleteClusterManagers(kubeConfig);
+    await api.request.delete(`/api/v0/organizations/${hooli.body.result.id}`).set('Authorization', auth);
+    await api.request.delete(`/api/v0/organizations/${empty.body.result.id}`).set('Authorization', auth);
   });
 });

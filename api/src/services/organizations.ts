@@ -3,6 +3,13 @@ import { transaction } from '../http/caller-cache.js';
 import type { Caller } from '../http/caller.js';
 import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
 import type { Role } from '../authorization.js';
+import {
+  assertWithinCapacity,
+  editMaximum,
+  freeCapacity,
+  normalizeCapacity,
+  type ClusterCapacity,
+} from './cluster-capacity.js';
 import type { EventService } from './events.js';
 import type { KubeTenancy, Resources } from './kube-tenancy.js';
 import {
@@ -15,8 +22,11 @@ import {
   uniqueSlug,
 } from './tenancy-shared.js';
 
-/** Total capacity of the alive clusters; null while unknown (no cap applies). */
-export type ClusterCapacity = () => Promise<Resources | null>;
+/**
+ * Serializes the transactions that check and change organization quotas, so two
+ * concurrent creations cannot both take the last free capacity.
+ */
+const QUOTA_LOCK = 0x5346_0001;
 
 export interface OrganizationInput {
   name: string;
@@ -75,20 +85,35 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     return row;
   }
 
-  /** Spec 3 §5: organization quotas together never exceed the alive clusters' capacity. */
-  async function assertFitsCluster(trx: Knex, quota: Resources, exceptId?: string) {
-    const capacity = await clusterCapacity();
-    if (!capacity) return;
-    const others = await trx('organizations')
-      .modify((q) => (exceptId ? q.whereNot({ id: exceptId }) : q))
-      .select('quota_cpu', 'quota_memory', 'quota_disk');
-    const allocated = sumResources(others.map(quotaOf));
-    const free = {
-      cpu: Math.max(0, capacity.cpu - allocated.cpu),
-      memory: Math.max(0, capacity.memory - allocated.memory),
-      disk: Math.max(0, capacity.disk - allocated.disk),
+  /**
+   * Spec 3 §5: the alive clusters' total, what organization quotas hold, and the free
+   * capacity (rounded down, never below 0); total and free are null when the capacity is
+   * unknown (no Kubernetes API: nothing is capped). Inside a transaction, the allocation
+   * is read under QUOTA_LOCK, held until it commits.
+   */
+  async function capacity(conn: Knex = db) {
+    const alive = normalizeCapacity(await clusterCapacity());
+    if (alive && conn.isTransaction) await conn.raw('select pg_advisory_xact_lock(?)', [QUOTA_LOCK]);
+    const rows = await conn('organizations').select('quota_cpu', 'quota_memory', 'quota_disk');
+    const allocated = sumResources(rows.map(quotaOf));
+    return {
+      total: alive?.total ?? null,
+      clusters: alive?.clusters ?? null,
+      allocated,
+      free: alive ? freeCapacity(alive.total, allocated) : null,
     };
-    assertWithin(quota, free, 'quota', 'exceeds the free cluster capacity');
+  }
+
+  /**
+   * A new organization's quota is at most the free capacity; an edited one's at most the
+   * free capacity plus its current quota. Nothing is read when the quota does not grow.
+   */
+  async function assertFitsCluster(trx: Knex, quota: Resources, current?: Resources) {
+    const base = current ?? { cpu: 0, memory: 0, disk: 0 };
+    if (quota.cpu <= base.cpu && quota.memory <= base.memory && quota.disk <= base.disk) return;
+    const { free } = await capacity(trx);
+    if (!free) return;
+    assertWithinCapacity(quota, current ? editMaximum(free, current) : free, !!current);
   }
 
   async function assertCoversGroups(trx: Knex, organizationId: string, quota: Resources) {
@@ -110,6 +135,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
   return {
     view,
     get,
+    capacity: () => capacity(),
 
     async list(caller: Caller) {
       const query = db('organizations').orderBy('name');
@@ -176,7 +202,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
           changes.name = input.name;
         }
         if (input.quota) {
-          await assertFitsCluster(trx, input.quota, id);
+          await assertFitsCluster(trx, input.quota, quotaOf(current));
           await assertCoversGroups(trx, id, input.quota);
           Object.assign(changes, quotaColumns(input.quota));
         }
