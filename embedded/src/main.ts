@@ -20,6 +20,7 @@ import {
   migrateApi,
   type ApiDeps,
 } from '@sandflow/api';
+import { machineResources } from './machine.js';
 import { loadOrCreateSecret } from './secret-file.js';
 import { consoleAssets } from './console-assets.js';
 
@@ -77,7 +78,13 @@ async function main(): Promise<void> {
   const runner: Runner | undefined = kubeLite
     ? await startRunner({ kc, dataDir: config.dataDir, logger: log })
     : undefined;
-  const operator = await startOperator({ kc, logger: log });
+  // The operator registers and heartbeats the platform-owned ClusterManager (the capacity
+  // organization quotas are capped by); in embedded mode that is this machine, measured here.
+  const operator = await startOperator({
+    kc,
+    logger: log,
+    ...(kubeLite ? { platformResources: machineResources(config.dataDir) } : {}),
+  });
 
   await migrateApi(db);
   const apiConfig = loadApiConfig({

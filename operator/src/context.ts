@@ -13,6 +13,8 @@ export interface Context {
   metrics: Metrics;
   options: {
     platformClusterName: string;
+    /** Capacity announced for the platform cluster manager; absent: this machine's. */
+    platformResources?: Resources;
     heartbeatMs: number;
     queuedRetryMs: number;
     compiler: CompilerOptions;

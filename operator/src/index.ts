@@ -217,6 +217,7 @@ async function startControllers(kube: Kube, log: Logger, metrics: Metrics, optio
     metrics,
     options: {
       platformClusterName: options.platformClusterName ?? 'platform',
+      ...(options.platformResources ? { platformResources: options.platformResources } : {}),
       heartbeatMs: options.heartbeatMs ?? 30_000,
       queuedRetryMs: options.queuedRetryMs ?? 10_000,
       compiler: options.compiler ?? {},
@@ -240,7 +241,7 @@ async function startControllers(kube: Kube, log: Logger, metrics: Metrics, optio
     admission: mutex(),
   };
 
-  await ensurePlatformCluster(ctx, options.platformResources);
+  await ensurePlatformCluster(ctx);
   await Promise.all(informers.map((i) => i.ready));
   // Resources held by runs admitted before this start (a restarted operator).
   for (const r of runs.cache.list()) {

@@ -8,13 +8,22 @@ import { connectionOf } from '../runs/scheduler.js';
 import { KINDS, sameJson, statusCode } from '../runtime/kube.js';
 import type { ReconcileResult } from './base.js';
 
-export async function ensurePlatformCluster(
-  ctx: Context,
-  resources?: { cpu: number; memory: number; disk: number },
-) {
+/**
+ * Creates the platform cluster manager when it is missing. Resources given explicitly
+ * (options.platformResources: the embedded launcher measures the machine and its data
+ * disk) are also written over those of an existing one, so a restart announces today's.
+ */
+export async function ensurePlatformCluster(ctx: Context) {
   const name = ctx.options.platformClusterName;
+  const given = ctx.options.platformResources;
   const existing = await ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, name);
-  if (existing) return existing;
+  if (existing) {
+    if (!given || sameJson(existing.spec.resources, given)) return existing;
+    ctx.log.info({ clusterManager: name, resources: given }, 'platform cluster manager resources updated');
+    return ctx.kube.patch<ClusterManager>(KINDS.clusterManager, undefined, name, {
+      spec: { resources: given },
+    });
+  }
   const body: ClusterManager = {
     apiVersion: 'sandflow.io/v1alpha1',
     kind: 'ClusterManager',
@@ -27,7 +36,7 @@ export async function ensurePlatformCluster(
       public: true,
       active: true,
       platformOwned: true,
-      resources: resources ?? {
+      resources: given ?? {
         cpu: os.cpus().length * 1000,
         memory: Math.floor(os.totalmem() / 1048576),
         disk: 100 * 1024,
