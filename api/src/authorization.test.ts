@@ -184,6 +184,7 @@ const MATRIX: Record<string, Case> = {
     own: [200, 200, 200, 403],
   },
   'GET /admin/users': { request: () => ({ method: 'get', path: '/admin/users' }), own: SUPER_ONLY },
+  'GET /admin/outbox': { request: () => ({ method: 'get', path: '/admin/outbox' }), own: SUPER_ONLY },
   'GET /admin/users/organization': {
     request: () => ({ method: 'get', path: '/admin/users/organization' }),
     own: ADMINS_ONLY,

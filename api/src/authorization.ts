@@ -97,6 +97,7 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
 
   // Spec 3 §7: users, quotas, invitations.
   'GET /admin/username': { access: ADMINS },
+  'GET /admin/outbox': { access: SUPER },
   'GET /admin/group/users': { access: USER_MANAGERS },
   'GET /admin/users': { access: SUPER },
   'GET /admin/users/organization': { access: ADMINS },

@@ -6,6 +6,7 @@ import { illuminaRoutes } from './illumina.js';
 import { meRoutes } from './me.js';
 import { oidcRoutes } from './oidc.js';
 import { organizationRoutes } from './organizations.js';
+import { outboxRoutes } from './outbox.js';
 import { systemRoutes } from './system.js';
 import { userRoutes } from './users.js';
 
@@ -20,5 +21,6 @@ export function allRoutes(services: Services): RouteDefinition[] {
     ...organizationRoutes(services),
     ...groupRoutes(services),
     ...userRoutes(services),
+    ...outboxRoutes(services),
   ];
 }

@@ -486,6 +486,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Free cluster capacity for organization quotas (spec 3 §5): alive cluster managers (seen within 3 minutes) minus the quotas all organizations hold. */
+        get: operations["getOrganizationsCapacity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations/{id}": {
         parameters: {
             query?: never;
@@ -774,6 +791,23 @@ export interface paths {
         post?: never;
         /** Remove a member from an organization (and its groups). */
         delete: operations["deleteUserIdOrganizationOrganization"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mails kept in the outbox when no SMTP server is configured, newest first (?to= filters by recipient). */
+        get: operations["getAdminOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2317,6 +2351,75 @@ export interface operations {
             };
         };
     };
+    getOrganizationsCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description Summed resources of the alive cluster managers; null: unknown. */
+                            total: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            } | null;
+                            /** @description How many alive cluster managers were counted. */
+                            clusters: number | null;
+                            /** @description Summed quotas of all organizations. */
+                            allocated: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            /** @description Largest quota of a new organization: total minus allocated, rounded down to 0.5 core, 0.5 GB memory, 0.1 GB disk, never below 0. Editing an organization, the largest quota is free plus the organization's current quota. null: unknown, nothing is capped. */
+                            free: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            } | null;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     putOrganizationsId: {
         parameters: {
             query?: never;
@@ -3381,6 +3484,48 @@ export interface operations {
                 id: string;
                 organization: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: unknown;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAdminOutbox: {
+        parameters: {
+            query?: {
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

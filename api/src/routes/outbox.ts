@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { route, type RouteDefinition } from '../http/route.js';
+import type { Services } from '../services/index.js';
+
+/**
+ * The mail outbox (mails go there when no SMTP server is configured): what the
+ * platform would have sent, newest first. Super admin only — it holds verification
+ * and password-reset links of everybody.
+ */
+export function outboxRoutes(services: Services): RouteDefinition[] {
+  return [
+    route({
+      method: 'get',
+      path: '/admin/outbox',
+      tag: 'platform',
+      summary:
+        'Mails kept in the outbox when no SMTP server is configured, newest first (?to= filters by recipient).',
+      query: z.object({
+        to: z.string().trim().max(254).optional(),
+        limit: z.coerce.number().int('must be an integer').min(1).max(200).default(50),
+      }),
+      async handler({ query }) {
+        const rows = services
+          .db('outbox')
+          .orderBy('id', 'desc')
+          .limit(query.limit)
+          .select('id', 'to', 'subject', 'text', 'created_at');
+        if (query.to) rows.whereRaw('lower("to") = lower(?)', [query.to]);
+        return (await rows).map((row) => ({
+          id: Number(row.id),
+          to: row.to,
+          subject: row.subject,
+          text: row.text,
+          created_at: new Date(row.created_at).toISOString(),
+        }));
+      },
+    }),
+  ];
+}
