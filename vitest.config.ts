@@ -50,8 +50,10 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
-          include: ['tests/start/**/*.test.ts'],
+          include: ['tests/start/**/*.test.ts', 'tests/console/**/*.test.ts'],
           environment: 'node',
+          // Each file starts a whole platform (and the console suite a browser): one at a time.
+          fileParallelism: false,
           testTimeout: 180_000,
         },
       },

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot as repo, startPlatform, type Platform } from '../support/platform.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-start-'));
 const children = new Set<ChildProcess>();
 afterAll(() => {
@@ -13,52 +13,19 @@ afterAll(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+type Started = Platform;
 
 /** `npm start`'s entry point with its own data folder and free ports. */
 async function start(): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
-    cwd: repo,
-    env: {
-      ...process.env,
-      SANDFLOW_DATA_DIR: dataDir,
-      SANDFLOW_PORT: '0',
-      SANDFLOW_KUBE_PORT: '0',
-      SANDFLOW_LOG_LEVEL: 'info',
-      SANDFLOW_ADMIN_EMAIL: 'root@example.com',
-      SANDFLOW_ADMIN_PASSWORD: 'Start-Test-Passw0rd!',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const platform = await startPlatform({
+    dataDir,
+    env: { SANDFLOW_ADMIN_EMAIL: 'root@example.com', SANDFLOW_ADMIN_PASSWORD: 'Start-Test-Passw0rd!' },
   });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${out}`)), 60_000);
-    const check = () => {
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"sandflow serving"/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.on('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-  });
-  return { child, url, output: () => out };
+  children.add(platform.child);
+  return platform;
 }
 
-function stop(s: Started, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    s.child.once('exit', (code) => resolve(code));
-    s.child.kill(signal);
-  });
-}
+const stop = (s: Started, signal: NodeJS.Signals) => s.stop(signal);
 
 function kube(): KubeConfig {
   const kc = new KubeConfig();
