@@ -25,7 +25,8 @@ try {
   const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite/manifest.json'), 'utf8')) as Manifest;
   const gz = new Map<string, number>();
   const gzipped = (file: string) => {
-    if (!gz.has(file)) gz.set(file, zlib.gzipSync(fs.readFileSync(path.join(outDir, file)), { level: 9 }).length);
+    if (!gz.has(file))
+      gz.set(file, zlib.gzipSync(fs.readFileSync(path.join(outDir, file)), { level: 9 }).length);
     return gz.get(file)!;
   };
   /** A chunk and everything it imports statically (what loading it costs). */
@@ -67,7 +68,9 @@ try {
     const budget = route === '/login' ? 250 : 400;
     console.log(`| ${route} | ${kb(bytes)} | ≤ ${budget} KB ${bytes <= budget * 1024 ? 'met' : 'NOT met'} |`);
   }
-  console.log(`largest initial load: ${kb(largest)} (budget 400 KB); every JS chunk together: ${kb(size(all))}`);
+  console.log(
+    `largest initial load: ${kb(largest)} (budget 400 KB); every JS chunk together: ${kb(size(all))}`,
+  );
 } finally {
   fs.rmSync(outDir, { recursive: true, force: true });
 }
