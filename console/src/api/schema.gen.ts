@@ -423,7 +423,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The product license. */
+        /** The product license: SPDX id and name, product version and the license text. */
         get: operations["getIlluminaLicense"];
         put?: never;
         post?: never;
@@ -2089,7 +2089,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** @description SPDX identifier (the license field of package.json). */
+                            id: string;
+                            /** @description Name, from the heading of the LICENSE file. */
+                            name: string;
+                            /** @description The SPDX page of the license. */
+                            url: string;
+                            product: string;
+                            /** @description Product version (the root package.json). */
+                            version: string;
+                            /** @description Full text of the LICENSE file. */
+                            text: string | null;
+                        };
                         status: number;
                     };
                 };
