@@ -2,8 +2,16 @@ import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { zBool, zInt } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
+import { productLicense } from '../services/license.js';
 
-const LICENSE = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+const licenseResult = z.object({
+  id: z.string().describe('SPDX identifier (the license field of package.json).'),
+  name: z.string().describe('Name, from the heading of the LICENSE file.'),
+  url: z.string().describe('The SPDX page of the license.'),
+  product: z.string(),
+  version: z.string().describe('Product version (the root package.json).'),
+  text: z.string().nullable().describe('Full text of the LICENSE file.'),
+});
 
 export function illuminaRoutes(services: Services): RouteDefinition[] {
   const { preferences, events } = services;
@@ -21,9 +29,10 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
       method: 'get',
       path: '/illumina/license',
       tag: 'platform',
-      summary: 'The product license.',
+      summary: 'The product license: SPDX id and name, product version and the license text.',
+      result: licenseResult,
       async handler() {
-        return LICENSE;
+        return productLicense();
       },
     }),
     route({
