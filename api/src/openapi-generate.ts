@@ -1,4 +1,5 @@
 // Writes api/openapi.yaml from the mounted routes: `npx tsx api/src/openapi-generate.ts`.
+// The file is formatted with the repository's Prettier settings, so `prettier --check .` passes.
 import fs from 'node:fs';
 import knexFactory from 'knex';
 import pino from 'pino';
@@ -21,6 +22,11 @@ export function generatedOpenApi(): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  fs.writeFileSync(OPENAPI_PATH, generatedOpenApi());
+  const prettier = await import('prettier');
+  const options = await prettier.resolveConfig(OPENAPI_PATH);
+  fs.writeFileSync(
+    OPENAPI_PATH,
+    await prettier.format(generatedOpenApi(), { ...options, filepath: OPENAPI_PATH }),
+  );
   process.stdout.write(`wrote ${OPENAPI_PATH}\n`);
 }
