@@ -1,58 +1,117 @@
-// Closed-loop HTTP load: N keep-alive connections, each sending its next request as soon
-// as the previous answer arrives. Prints { requests, seconds, rps, p50, p99 } as JSON.
-// Usage: tsx bench/api/load.ts <url> <connections> <seconds> [authorization header]
+// HTTP load over N keep-alive connections, in one of two modes; prints
+// { mode, requests, seconds, rps, p50, p99, max } as JSON (latencies in ms).
+//
+// - closed loop (default): each connection sends its next request as soon as the previous
+//   answer arrives. Measures throughput at saturation; by Little's law the latency is then
+//   connections / throughput whatever the server does, so its percentiles say little.
+// - fixed rate (--rate=R): requests are started on a fixed schedule, R per second in total,
+//   on the same N connections (a request whose slot finds every connection busy waits for
+//   one). Latency counts from the scheduled start, so time spent queued behind a slow answer
+//   is included (no coordinated omission).
+//
+// Usage: tsx bench/api/load.ts <url> <connections> <seconds> [--rate=R] [--auth=<header>]
 import http from 'node:http';
 
-const [url, connectionsArg = '100', secondsArg = '10', authorization] = process.argv.slice(2);
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => {
+      const [key, ...value] = a.slice(2).split('=');
+      return [key!, value.join('=')];
+    }),
+);
+const [url, connectionsArg = '100', secondsArg = '10'] = positional;
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
+const rate = flags.rate ? Number(flags.rate) : undefined;
 const target = new URL(url!);
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-const headers = authorization ? { authorization } : {};
+const headers = flags.auth ? { authorization: flags.auth } : {};
+let failures = 0;
 
+/** One GET; resolves with the time its answer ended. */
 function once(): Promise<number> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const req = http.get(
       { agent, host: target.hostname, port: target.port, path: target.pathname + target.search, headers },
       (res) => {
         res.resume();
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve(performance.now() - started)
-            : reject(new Error(`status ${res.statusCode}`)),
-        );
+        res.on('end', () => {
+          if (res.statusCode !== 200) failures++;
+          resolve(performance.now());
+        });
       },
     );
-    req.on('error', reject);
+    req.on('error', () => {
+      failures++;
+      resolve(performance.now());
+    });
   });
 }
 
-async function run(durationMs: number, record: boolean) {
+async function closedLoop(durationMs: number, record: boolean): Promise<number[]> {
   const latencies: number[] = [];
   const until = performance.now() + durationMs;
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < until) {
-        const latency = await once();
-        if (record) latencies.push(latency);
+        const started = performance.now();
+        const ended = await once();
+        if (record) latencies.push(ended - started);
       }
     }),
   );
   return latencies;
 }
 
-await run(2000, false); // warm-up: JIT, connection setup
-const latencies = await run(seconds * 1000, true);
+async function fixedRate(perSecond: number, durationMs: number, record: boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  const interval = 1000 / perSecond;
+  const total = Math.round((durationMs / 1000) * perSecond);
+  const start = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    // Start every request whose scheduled time has come (timers are ~1 ms coarse).
+    const due = Math.min(total, Math.floor((performance.now() - start) / interval) + 1);
+    for (; sent < due; sent++) {
+      const scheduled = start + sent * interval;
+      pending.push(
+        once().then((ended) => {
+          if (record) latencies.push(ended - scheduled);
+        }),
+      );
+    }
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, start + sent * interval - performance.now())),
+    );
+  }
+  await Promise.all(pending);
+  return latencies;
+}
+
+const measure = (record: boolean, ms: number) =>
+  rate ? fixedRate(rate, ms, record) : closedLoop(ms, record);
+
+await measure(false, 2000); // warm-up: JIT, connection setup
+failures = 0;
+const started = performance.now();
+const latencies = await measure(true, seconds * 1000);
+const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
 process.stdout.write(
   JSON.stringify({
+    mode: rate ? `fixed ${rate}/s` : 'closed loop',
     requests: latencies.length,
-    seconds,
-    rps: latencies.length / seconds,
+    failures,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
     p50: at(0.5),
     p99: at(0.99),
+    max: latencies[latencies.length - 1]!,
   }) + '\n',
 );
 agent.destroy();
