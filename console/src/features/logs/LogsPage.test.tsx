@@ -45,7 +45,8 @@ function serve(
 const day = (heading: string) => screen.getByRole('button', { name: new RegExp(heading) });
 const section = (heading: string) => day(heading).closest('section') as HTMLElement;
 
-describe('/logs', () => {
+// jsdom renders MUI slowly when every test file runs at once.
+describe('/logs', { timeout: 15_000 }, () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(NOW);
