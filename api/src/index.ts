@@ -3,7 +3,7 @@ export { attachRealtime, REALTIME_PATH, ACK } from './realtime.js';
 export { migrateApi, rollbackApi, API_MIGRATIONS_TABLE } from './migrate.js';
 export { loadApiConfig, defaultApiConfig, type ApiConfig } from './config.js';
 export { createMailer, type Mailer, type MailMessage } from './services/mailer.js';
-export { servicesFor, type ApiDeps } from './services/index.js';
+export { servicesFor, closeServices, type ApiDeps } from './services/index.js';
 export { createKubeTenancy, type KubeTenancy, type Resources } from './services/kube-tenancy.js';
 
 import { servicesFor, type ApiDeps } from './services/index.js';

@@ -15,8 +15,12 @@ interface Connection {
   userId: string;
   /** Ids sent and not yet acknowledged, oldest first; each `Ok` settles the oldest. */
   pending: number[];
+  /** Ids sent on this socket (the last SENT_MEMORY): one is never sent twice. */
+  sent: Set<number>;
   alive: boolean;
 }
+
+const SENT_MEMORY = 1000;
 
 /**
  * The realtime websocket at /api/v0/notifications. Authenticated on upgrade by the
@@ -31,13 +35,30 @@ export function attachRealtime(server: Server, deps: ApiDeps): { close(): void }
   const byUser = new Map<string, Set<Connection>>();
 
   const send = (connection: Connection, message: RealtimeMessage) => {
+    if (connection.sent.has(message.id)) return;
+    connection.sent.add(message.id);
+    if (connection.sent.size > SENT_MEMORY) connection.sent.delete(connection.sent.values().next().value!);
     connection.pending.push(message.id);
     connection.socket.send(JSON.stringify(message));
   };
 
+  /** What the socket has not been sent yet of the person's unacknowledged notifications. */
+  async function catchUp(connection: Connection) {
+    for (const missed of await services.notifications.undelivered(connection.userId))
+      send(connection, missed);
+  }
+
   services.realtime.publisher = {
     publish(userId, message) {
       for (const connection of byUser.get(userId) ?? []) send(connection, message);
+    },
+    connected: (userId) => byUser.has(userId),
+    resync() {
+      for (const connections of byUser.values())
+        for (const connection of connections)
+          catchUp(connection).catch((error: unknown) =>
+            deps.logger.error({ err: error }, 'realtime catch-up failed'),
+          );
     },
   };
 
@@ -76,7 +97,7 @@ export function attachRealtime(server: Server, deps: ApiDeps): { close(): void }
   server.on('upgrade', onUpgrade);
 
   async function open(socket: WebSocket, userId: string) {
-    const connection: Connection = { socket, userId, pending: [], alive: true };
+    const connection: Connection = { socket, userId, pending: [], sent: new Set(), alive: true };
     let connections = byUser.get(userId);
     if (!connections) byUser.set(userId, (connections = new Set()));
     connections.add(connection);
@@ -90,7 +111,7 @@ export function attachRealtime(server: Server, deps: ApiDeps): { close(): void }
       connections.delete(connection);
       if (connections.size === 0) byUser.delete(userId);
     });
-    for (const missed of await services.notifications.undelivered(userId)) send(connection, missed);
+    await catchUp(connection);
   }
 
   const heartbeat = setInterval(() => {

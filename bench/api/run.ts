@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import express from 'express';
 import pino from 'pino';
-import { createApp, defaultApiConfig, servicesFor, type ApiDeps } from '../../api/src/index.js';
+import {
+  closeServices,
+  createApp,
+  defaultApiConfig,
+  servicesFor,
+  type ApiDeps,
+} from '../../api/src/index.js';
 import { createMailer } from '../../api/src/services/mailer.js';
 import { createTestDatabase, destroyTestDatabase } from '../../api/src/test-support/database.js';
 import { createWorld } from '../../api/src/test-support/world.js';
@@ -118,4 +124,5 @@ for (const [name, r] of Object.entries(paced)) {
 }
 api.close();
 baseline.close();
+await closeServices(deps);
 await destroyTestDatabase(db);

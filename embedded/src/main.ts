@@ -13,6 +13,7 @@ import { startRunner, type Runner } from './runner/index.js';
 import { startOperator } from '@sandflow/operator';
 import {
   attachRealtime,
+  closeServices,
   createApp,
   createMailer,
   ensureSuperAdmin,
@@ -146,6 +147,7 @@ async function main(): Promise<void> {
     realtime.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServices(apiDeps);
     await operator.stop();
     await runner?.stop();
     await kubeLite?.close();

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { servicesFor } from '../services/index.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
 import { createWorld, type World } from '../test-support/world.js';
-import { CallerCache, changesCallers, readCachesFor } from './caller-cache.js';
+import { CallerCache, changesCallers, readCachesFor, transaction, type CacheName } from './caller-cache.js';
 
 let h: Harness;
 let w: World;
@@ -204,5 +204,65 @@ describe('caller cache mechanics', () => {
     };
     walk(src);
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('caller cache: other API processes are told (fan-out)', () => {
+  /** Records what would be sent to the other processes (the replica bus sets fanOut on PostgreSQL). */
+  async function fannedOut(work: () => Promise<unknown>): Promise<CacheName[][]> {
+    const caches = readCachesFor(h.db);
+    const previous = caches.fanOut;
+    const sent: CacheName[][] = [];
+    caches.fanOut = (names) => void sent.push([...names].sort());
+    try {
+      await work();
+    } finally {
+      caches.fanOut = previous;
+    }
+    return sent;
+  }
+
+  it.each([
+    [
+      'users (callers and /me)',
+      () => h.db('users').where({ id: w.a.user.id }).update({ first_name: 'X' }),
+      [['callers', 'me']],
+    ],
+    ['tags (/me only)', () => h.db('tags').where({ user_id: w.a.user.id }).delete(), [['me']]],
+    [
+      'events (event pages)',
+      () =>
+        servicesFor(h.deps).events.record(
+          { userId: w.a.user.id, name: 'x' },
+          { kind: 'sandboxes', action: 'create', subject: 's', organizationId: w.a.org.id },
+        ),
+      [['events']],
+    ],
+    ['a read', () => h.db('users').select('id'), []],
+    ['a write to a table no cache reads', () => h.db('feedback').delete(), []],
+  ])('a statement outside a transaction, once it returned: %s', async (_case, work, expected) => {
+    expect(await fannedOut(work)).toEqual(expected);
+  });
+
+  it('statements inside a transaction are told once it has ended, as every cache', async () => {
+    const sent = await fannedOut(async () => {
+      await transaction(h.db, async (trx) => {
+        await trx('users').where({ id: w.a.user.id }).update({ first_name: 'Y' });
+        await trx('events').delete();
+        expect(readCachesFor(h.db).fanOut).toBeDefined();
+      });
+    });
+    expect(sent).toEqual([['callers', 'events', 'me']]);
+  });
+
+  it('a rolled back transaction is told too (harmless), and what another process asks is not echoed', async () => {
+    const sent = await fannedOut(async () => {
+      await transaction(h.db, async (trx) => {
+        await trx('users').where({ id: w.a.user.id }).update({ first_name: 'Z' });
+        throw new Error('rollback');
+      }).catch(() => undefined);
+      readCachesFor(h.db).invalidateHere(['callers', 'me', 'events']);
+    });
+    expect(sent).toEqual([['callers', 'events', 'me']]);
   });
 });

@@ -16,9 +16,12 @@ import type { Knex } from 'knex';
  *   when a service calls `db.transaction` directly);
  * - a load that overlapped an invalidation is not stored (generation check), so a read of
  *   the old rows that raced a write cannot outlive it.
- * The TTL only bounds what no in-process hook can see: another process writing to the same
- * PostgreSQL database (several API processes on one database see each other's changes
- * after at most CALLER_CACHE_TTL_MS).
+ * Several API processes on one PostgreSQL database tell each other (services/replica-bus.ts,
+ * LISTEN/NOTIFY): a statement that completed outside a transaction, and every transaction
+ * once it has ended, send the names of the caches to empty to the other processes, which
+ * empty theirs when the message arrives (milliseconds after the COMMIT). The TTL only bounds
+ * what no message can cover: a message lost while a listening connection was down (the
+ * caches are emptied when it comes back) or a writer that is not an API process.
  */
 export const CALLER_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -78,6 +81,9 @@ export class CallerCache<T> {
   }
 }
 
+export const CACHE_NAMES = ['callers', 'me', 'events'] as const;
+export type CacheName = (typeof CACHE_NAMES)[number];
+
 /** The short-lived read caches of one database handle, each emptied by writes to its tables. */
 export interface ReadCaches {
   /** user id → the person and their memberships (loadCaller). */
@@ -86,7 +92,12 @@ export interface ReadCaches {
   me: CallerCache<unknown>;
   /** visibility scope + page → a page of GET /illumina/events. */
   events: CallerCache<unknown>;
+  /** Empties the named caches of this process only (what a message from another process asks). */
+  invalidateHere(names: readonly CacheName[]): void;
+  /** Empties every cache, here and (through `fanOut`) in the other API processes. */
   invalidateAll(): void;
+  /** Set by the replica bus: asks the other API processes to empty the named caches. */
+  fanOut?: (names: CacheName[]) => void;
 }
 
 const ME_TABLES = /\b(users|organizations|organization_members|groups|group_members|tags|contacts)\b/i;
@@ -106,24 +117,34 @@ export function readCachesFor(db: Knex): ReadCaches {
       callers,
       me,
       events,
+      invalidateHere(names) {
+        for (const name of names) created[name].invalidate();
+      },
       invalidateAll() {
-        callers.invalidate();
-        me.invalidate();
-        events.invalidate();
+        created.invalidateHere(CACHE_NAMES);
+        created.fanOut?.([...CACHE_NAMES]);
       },
     };
-    const onStatement = (query: { sql?: unknown }) => {
+    /**
+     * `completed`: the statement has returned. One outside a transaction is then committed,
+     * so the other processes are told; one inside is covered when `transaction()` ends.
+     */
+    const onStatement = (query: { sql?: unknown; __knexTxId?: unknown }, completed: boolean) => {
       const sql = query?.sql;
       if (typeof sql !== 'string' || !WRITE.test(sql)) return;
-      if (CALLER_TABLES.test(sql)) callers.invalidate();
-      if (ME_TABLES.test(sql)) me.invalidate();
-      if (EVENT_TABLES.test(sql)) events.invalidate();
+      const names: CacheName[] = [];
+      if (CALLER_TABLES.test(sql)) names.push('callers');
+      if (ME_TABLES.test(sql)) names.push('me');
+      if (EVENT_TABLES.test(sql)) names.push('events');
+      if (!names.length) return;
+      created.invalidateHere(names);
+      if (completed && !query.__knexTxId) created.fanOut?.(names);
     };
     // Before the statement runs (a load overlapping it is discarded) and after it returns
     // (nothing read before it completed survives).
-    db.on('query', onStatement);
-    db.on('query-response', (_response: unknown, query: { sql?: unknown }) => onStatement(query));
-    db.on('query-error', (_error: unknown, query: { sql?: unknown }) => onStatement(query));
+    db.on('query', (query: { sql?: unknown }) => onStatement(query, false));
+    db.on('query-response', (_response: unknown, query: { sql?: unknown }) => onStatement(query, true));
+    db.on('query-error', (_error: unknown, query: { sql?: unknown }) => onStatement(query, true));
     byDb.set(db, created);
     caches = created;
   }
@@ -135,9 +156,9 @@ export function callerCacheFor<T>(db: Knex): CallerCache<T> {
 }
 
 /**
- * `db.transaction(work)`, then the read caches emptied once the transaction has ended:
- * other connections see its writes only from the COMMIT on. Services use this, never
- * `db.transaction` directly.
+ * `db.transaction(work)`, then the read caches emptied once the transaction has ended,
+ * here and in the other API processes: other connections see its writes only from the
+ * COMMIT on. Services use this, never `db.transaction` directly.
  */
 export async function transaction<R>(db: Knex, work: (trx: Knex.Transaction) => Promise<R>): Promise<R> {
   try {

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
-import { readCachesFor } from '../http/caller-cache.js';
+import { CACHE_NAMES, readCachesFor, type CacheName } from '../http/caller-cache.js';
 import { loadCallerCached, type Caller } from '../http/caller.js';
 import { HttpError } from '../http/errors.js';
 import { createAccountService } from './accounts.js';
@@ -15,6 +15,7 @@ import { createMemberService } from './members.js';
 import { createNotificationService, type RealtimePublisher } from './notifications.js';
 import { createOrganizationService } from './organizations.js';
 import { createPreferenceService } from './preferences.js';
+import { createReplicaBus, postgresTransport, type ReplicaBus } from './replica-bus.js';
 import { createTokenService } from './tokens.js';
 
 /** What the launcher hands to `createApp` and `attachRealtime`. */
@@ -67,11 +68,26 @@ function buildServices(deps: ApiDeps) {
     !deps.kube ? noKubeTenancy : 'syncGroup' in deps.kube ? deps.kube : createKubeTenancy(deps.kube),
     logger,
   );
-  readCachesFor(db); // listens to db's writes from now on
+  const bus = busFor(db, logger);
   const realtime: { publisher?: RealtimePublisher } = {};
   const tokens = createTokenService(db, config);
   const events = createEventService(db);
-  const notifications = createNotificationService(db, mailer, () => realtime.publisher);
+  // A notification reaches the person's sockets here and, through the bus, in the other
+  // API processes, which read it from the database when they hold a socket of theirs.
+  const notifications = createNotificationService(db, mailer, () => ({
+    publish(userId, message) {
+      realtime.publisher?.publish(userId, message);
+      bus.publish('notification', { userId, id: message.id });
+    },
+  }));
+  bus.on('notification', async (data) => {
+    const { userId, id } = data as { userId: string; id: number };
+    const local = realtime.publisher;
+    if (!local?.connected?.(userId)) return;
+    const message = await notifications.message(userId, id);
+    if (message) local.publish(userId, message);
+  });
+  bus.onResync(() => realtime.publisher?.resync?.());
   const preferences = createPreferenceService(db);
   const organizations = createOrganizationService({
     db,
@@ -145,7 +161,34 @@ function buildServices(deps: ApiDeps) {
       loadCallerCached(db, userId, organizationId),
     /** Empties the read caches (writes through knex already do; this is for other writers). */
     invalidateCaches: () => readCachesFor(db).invalidateAll(),
+    bus,
   };
+}
+
+const buses = new WeakMap<Knex, ReplicaBus>();
+
+/**
+ * One replica bus per database handle, like the read caches it keeps in step across API
+ * processes (PostgreSQL); with PGlite it sends nothing and everything stays in-process.
+ */
+function busFor(db: Knex, logger: Logger): ReplicaBus {
+  let bus = buses.get(db);
+  if (bus) return bus;
+  bus = createReplicaBus(postgresTransport(db, logger), { logger });
+  buses.set(db, bus);
+  const caches = readCachesFor(db); // listens to db's writes from now on
+  if (bus.shared) {
+    const shared = bus;
+    caches.fanOut = (names) => shared.publish('caches', names);
+    shared.on('caches', (names) =>
+      caches.invalidateHere(
+        (names as string[]).filter((n): n is CacheName => CACHE_NAMES.includes(n as never)),
+      ),
+    );
+    // Messages sent while the listening connection was down are lost: start afresh.
+    shared.onResync(() => caches.invalidateHere(CACHE_NAMES));
+  }
+  return bus;
 }
 
 export type Services = ReturnType<typeof buildServices>;
@@ -153,6 +196,19 @@ export type Services = ReturnType<typeof buildServices>;
 // createApp(deps) and attachRealtime(server, deps) share one set of services (and
 // so one realtime hub) when given the same deps object.
 const byDeps = new WeakMap<ApiDeps, Services>();
+
+/**
+ * Stops what the services hold outside the database pool (the replica bus's listening
+ * connection); call before destroying the database handle.
+ */
+export async function closeServices(deps: ApiDeps): Promise<void> {
+  const services = byDeps.get(deps);
+  if (!services) return;
+  byDeps.delete(deps);
+  if (buses.get(services.db) === services.bus) buses.delete(services.db);
+  readCachesFor(services.db).fanOut = undefined;
+  await services.bus.close();
+}
 
 export function servicesFor(deps: ApiDeps): Services {
   let services = byDeps.get(deps);

@@ -55,6 +55,10 @@ export function toRealtimeMessage(row: NotificationRow): RealtimeMessage {
 /** Delivery to connected sockets; the realtime server implements it. */
 export interface RealtimePublisher {
   publish(userId: string, message: RealtimeMessage): void;
+  /** Whether the person has a socket open here. */
+  connected?(userId: string): boolean;
+  /** Sends every open socket what it may have missed (after messages between processes were lost). */
+  resync?(): void;
 }
 
 export function createNotificationService(
@@ -119,6 +123,12 @@ export function createNotificationService(
         .whereNull('delivered_at')
         .orderBy('id', 'asc');
       return rows.map(toRealtimeMessage);
+    },
+
+    /** One notification of the person as a realtime message (null when there is none). */
+    async message(userId: string, id: number): Promise<RealtimeMessage | null> {
+      const row = await db('notifications').where({ user_id: userId, id }).first();
+      return row ? toRealtimeMessage(row) : null;
     },
 
     async acknowledge(userId: string, id: number): Promise<void> {

@@ -36,3 +36,18 @@ export async function createTestDatabase(): Promise<Knex> {
   });
   return db;
 }
+
+/**
+ * A second handle on the same PostgreSQL database and schema, as another API process
+ * (replica) would hold; null on PGlite, which one process owns. Close it with `db.destroy()`.
+ */
+export function openReplicaDatabase(db: Knex): Knex | null {
+  const config = db.client.config as Knex.Config;
+  if (config.client !== 'pg') return null;
+  return knexFactory({
+    client: 'pg',
+    connection: config.connection,
+    searchPath: config.searchPath,
+    pool: { min: 0, max: 4 },
+  });
+}

@@ -6,10 +6,10 @@ import supertest from 'supertest';
 import { createApp } from '../app.js';
 import { defaultApiConfig, type ApiConfig } from '../config.js';
 import { attachRealtime } from '../realtime.js';
-import { servicesFor, type ApiDeps } from '../services/index.js';
+import { closeServices, servicesFor, type ApiDeps } from '../services/index.js';
 import type { KubeTenancy } from '../services/kube-tenancy.js';
 import { createMailer } from '../services/mailer.js';
-import { createTestDatabase, destroyTestDatabase } from './database.js';
+import { createTestDatabase, destroyTestDatabase, openReplicaDatabase } from './database.js';
 
 export interface Harness {
   db: Knex;
@@ -51,9 +51,14 @@ export async function createHarness(
     config?: Partial<ApiConfig>;
     kube?: ApiDeps['kube'];
     clusterCapacity?: ApiDeps['clusterCapacity'];
+    /** Another API process on the same PostgreSQL database as this harness (skip on PGlite). */
+    replicaOf?: Harness;
   } = {},
 ): Promise<Harness> {
-  const db = await createTestDatabase();
+  const replicaDb = options.replicaOf ? openReplicaDatabase(options.replicaOf.db) : null;
+  if (options.replicaOf && !replicaDb)
+    throw new Error('replicas need PostgreSQL (SANDFLOW_TEST_DATABASE_URL)');
+  const db = replicaDb ?? (await createTestDatabase());
   const config = defaultApiConfig({
     rateLimit: { windowMs: 60_000, perAccount: 1000, perAddress: 1000 },
     ...options.config,
@@ -87,7 +92,9 @@ export async function createHarness(
     async close() {
       realtime?.close();
       if (server) await new Promise((resolve) => server!.close(resolve));
-      await destroyTestDatabase(db);
+      await closeServices(deps);
+      if (replicaDb) await replicaDb.destroy();
+      else await destroyTestDatabase(db);
     },
   };
 }
