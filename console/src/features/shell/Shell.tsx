@@ -1,6 +1,20 @@
+import { Box } from '@mui/material';
 import { Outlet } from 'react-router';
+import { GlobalProgress } from './GlobalProgress';
+import { RealtimeProvider } from './realtime/RealtimeProvider';
+import { TopBar } from './TopBar';
 
-// Scaffold: the top bar, navigation, bell and realtime come in the console issue.
+/** The authenticated application: progress bar, top bar, realtime socket, and the child route below. */
 export function Shell() {
-  return <Outlet />;
+  return (
+    <RealtimeProvider>
+      <Box sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column' }}>
+        <GlobalProgress />
+        <TopBar />
+        <Box component="main" sx={{ flex: 1, minWidth: 0 }}>
+          <Outlet />
+        </Box>
+      </Box>
+    </RealtimeProvider>
+  );
 }

@@ -1,0 +1,55 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { keys } from '../../../api/queries';
+import { toasts } from '../../toasts/toast-store';
+import { handleRealtimeMessage } from './messages';
+import { RealtimeClient, realtimeUrl, type RealtimeStatus } from './realtime-client';
+
+interface RealtimeState {
+  status: RealtimeStatus;
+  /** Opens the socket again after it closed (the dot's click). */
+  reconnect: () => void;
+}
+
+const RealtimeContext = createContext<RealtimeState>({ status: 'closed', reconnect: () => {} });
+
+export const useRealtime = () => useContext(RealtimeContext);
+
+/**
+ * The realtime socket of the signed-in person (rendered inside the authenticated shell):
+ * opened on mount, closed with 1000 on unmount (sign-out). Messages become toasts and,
+ * with data, entries of the bell.
+ */
+export function RealtimeProvider({ children, url }: { children: ReactNode; url?: string }) {
+  const client = useQueryClient();
+  const { i18n } = useTranslation();
+  const [status, setStatus] = useState<RealtimeStatus>('connecting');
+  const socket = useRef<RealtimeClient | null>(null);
+
+  useEffect(() => {
+    const realtime = new RealtimeClient({
+      url: url ?? realtimeUrl(),
+      onStatus: setStatus,
+      onMessage: (message) => {
+        if (message) handleRealtimeMessage(client, message);
+      },
+      onDown: () =>
+        toasts.show({
+          type: 'danger',
+          title: i18n.t('shell:realtime.downTitle'),
+          text: i18n.t('shell:realtime.downText'),
+        }),
+      prepareReconnect: () => client.refetchQueries({ queryKey: keys.me }),
+    });
+    socket.current = realtime;
+    realtime.connect();
+    return () => {
+      realtime.close();
+      socket.current = null;
+    };
+  }, [client, i18n, url]);
+
+  const value = useMemo(() => ({ status, reconnect: () => socket.current?.reconnect() }), [status]);
+  return <RealtimeContext.Provider value={value}>{children}</RealtimeContext.Provider>;
+}

@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeWebSocket } from './fake-websocket';
+import { RealtimeClient, type RealtimeClientOptions, type RealtimeStatus } from './realtime-client';
+
+const URL = 'ws://console.test/api/v0/notifications';
+
+function setup(extra: Partial<RealtimeClientOptions> = {}) {
+  const statuses: RealtimeStatus[] = [];
+  const messages: unknown[] = [];
+  const onDown = vi.fn();
+  const client = new RealtimeClient({
+    url: URL,
+    onStatus: (s) => statuses.push(s),
+    onMessage: (m) => messages.push(m),
+    onDown,
+    backoff: (attempt) => 1000 * 2 ** attempt,
+    ...extra,
+  });
+  return { client, statuses, messages, onDown };
+}
+
+describe('realtime client', () => {
+  beforeEach(() => {
+    FakeWebSocket.instances = [];
+    vi.stubGlobal('WebSocket', FakeWebSocket);
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('goes connecting → connected, and closed with code 1000 when closed', () => {
+    const { client, statuses } = setup();
+    client.connect();
+    expect(FakeWebSocket.latest().url).toBe(URL);
+    expect(statuses).toEqual(['connecting']);
+    FakeWebSocket.latest().serverOpens();
+    expect(statuses).toEqual(['connecting', 'connected']);
+    client.close();
+    expect(FakeWebSocket.latest().closedWith).toBe(1000);
+    expect(statuses).toEqual(['connecting', 'connected', 'closed']);
+    vi.advanceTimersByTime(60_000);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it('answers every message with Ok, even one it cannot read', () => {
+    const { client, messages } = setup();
+    client.connect();
+    const socket = FakeWebSocket.latest();
+    socket.serverOpens();
+    const message = {
+      id: 7,
+      message_title: 'Run',
+      message_type: 'success',
+      message_text: 'Done',
+      message_data: '',
+    };
+    socket.serverSends(message);
+    socket.serverSends('not json');
+    expect(socket.sent).toEqual(['Ok', 'Ok']);
+    expect(messages).toEqual([message, null]);
+  });
+
+  it('reconnects with backoff after an unexpected close, staying connecting meanwhile', async () => {
+    const prepareReconnect = vi.fn(() => Promise.resolve());
+    const { client, statuses, onDown } = setup({ prepareReconnect });
+    client.connect();
+    FakeWebSocket.latest().serverOpens();
+    FakeWebSocket.latest().drops();
+    expect(onDown).toHaveBeenCalledTimes(1);
+    expect(statuses.at(-1)).toBe('connecting');
+
+    await vi.advanceTimersByTimeAsync(999);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(prepareReconnect).toHaveBeenCalledTimes(1);
+    expect(FakeWebSocket.instances).toHaveLength(2);
+
+    // The retry fails too: the outage is reported once, the next wait is twice as long.
+    FakeWebSocket.latest().drops();
+    expect(onDown).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(FakeWebSocket.instances).toHaveLength(3);
+    expect(statuses).toEqual(['connecting', 'connected', 'connecting']);
+
+    FakeWebSocket.latest().serverOpens();
+    expect(statuses.at(-1)).toBe('connected');
+    // A later outage is a new one: reported again, and the backoff starts over.
+    FakeWebSocket.latest().drops();
+    expect(onDown).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(FakeWebSocket.instances).toHaveLength(4);
+  });
+
+  it('gives up after its retries (closed), and the dot click starts over', async () => {
+    const { client, statuses } = setup({ maxRetries: 2, backoff: () => 10 });
+    client.connect();
+    FakeWebSocket.latest().drops();
+    await vi.advanceTimersByTimeAsync(10);
+    FakeWebSocket.latest().drops();
+    await vi.advanceTimersByTimeAsync(10);
+    FakeWebSocket.latest().drops();
+    expect(FakeWebSocket.instances).toHaveLength(3);
+    expect(statuses.at(-1)).toBe('closed');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(FakeWebSocket.instances).toHaveLength(3);
+
+    client.reconnect();
+    expect(FakeWebSocket.instances).toHaveLength(4);
+    expect(statuses.at(-1)).toBe('connecting');
+    FakeWebSocket.latest().serverOpens();
+    expect(statuses.at(-1)).toBe('connected');
+  });
+
+  it('does not retry once closed on purpose, even if a retry was waiting', async () => {
+    const { client, statuses } = setup();
+    client.connect();
+    FakeWebSocket.latest().drops();
+    client.close();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    expect(statuses.at(-1)).toBe('closed');
+  });
+});
