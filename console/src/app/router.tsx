@@ -1,5 +1,5 @@
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
-import { RedirectIfAuthenticated, RequireAuth } from './guards';
+import { FullPageSpinner, RedirectIfAuthenticated, RequireAuth } from './guards';
 
 // Every screen is its own chunk (route-level code splitting).
 const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({
@@ -11,7 +11,7 @@ const notYet = (screen: string) => async () => {
 };
 
 /** Spec 1 §2.1's route table. Screens of later issues are plain 'not built yet' pages. */
-export const routes: RouteObject[] = [
+const topLevel: RouteObject[] = [
   {
     path: '/login',
     lazy: async () => {
@@ -68,5 +68,8 @@ export const routes: RouteObject[] = [
     ],
   },
 ];
+
+/** While the first screen's chunk loads, a spinner (react-router's HydrateFallback). */
+export const routes: RouteObject[] = topLevel.map((route) => ({ ...route, HydrateFallback: FullPageSpinner }));
 
 export const createRouter = () => createBrowserRouter(routes);
