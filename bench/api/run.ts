@@ -41,6 +41,7 @@ interface Measured {
   p50: number;
   p99: number;
   max: number;
+  sentP99?: number;
 }
 
 async function load(url: string, authorization?: string, rate?: number): Promise<Measured> {
@@ -119,7 +120,7 @@ for (const [name, r] of Object.entries(saturated)) {
 process.stdout.write(`\nfixed ${RATE} req/s over ${CONNECTIONS} connections:\n`);
 for (const [name, r] of Object.entries(paced)) {
   process.stdout.write(
-    `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)} req/s  (${((RATE / saturated[name]!.rps) * 100).toFixed(0)} % of its saturated rate)  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}${r.failures ? `  ${r.failures} failed` : ''}\n`,
+    `${name.padEnd(22)} ${r.rps.toFixed(0).padStart(6)} req/s  (${((RATE / saturated[name]!.rps) * 100).toFixed(0)} % of its saturated rate)  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}  p99 from sending ${ms(r.sentP99 ?? NaN)}${r.failures ? `  ${r.failures} failed` : ''}\n`,
   );
 }
 api.close();
