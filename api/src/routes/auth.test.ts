@@ -238,13 +238,26 @@ describe('passwords', () => {
     expect(res.body.error.message).toContain(message);
   });
 
-  it('changes the password', async () => {
+  it('changes the password, ends the other sessions and keeps this one going with fresh tokens', async () => {
     const user = await createUser(h.db);
+    const other = await h.request
+      .post('/api/v0/login')
+      .send({ username: user.email, password: FIXTURE_PASSWORD });
     const res = await h.request
       .put('/api/v0/password')
       .set('Authorization', `Bearer ${await h.tokenFor(user.id)}`)
       .send({ old_password: FIXTURE_PASSWORD, new_password: 'Brand-new-1' });
     expect(res.status).toBe(200);
+    expect(res.headers['set-cookie']?.join(';')).toContain('HttpOnly');
+    // The other session cannot refresh any more; this one can.
+    const stale = await h.request
+      .get('/api/v0/refresh')
+      .set('Authorization', `Bearer ${other.body.result.refresh_token}`);
+    expect(stale.status).toBe(401);
+    const fresh = await h.request
+      .get('/api/v0/refresh')
+      .set('Authorization', `Bearer ${res.body.result.refresh_token}`);
+    expect(fresh.status).toBe(200);
     expect(
       (await h.request.post('/api/v0/login').send({ username: user.email, password: 'Brand-new-1' })).status,
     ).toBe(200);

@@ -94,12 +94,14 @@ export function authRoutes(services: Services): RouteDefinition[] {
       method: 'put',
       path: '/password',
       tag: 'auth',
-      summary: 'Change the password (spec 1 §5 strength rule); signs out other sessions.',
+      summary:
+        'Change the password (spec 1 §5 strength rule); signs out every other session and answers fresh tokens for this one.',
       limiters,
       body: z.object({ old_password: password, new_password: password }),
-      async handler({ caller, body }) {
-        await accounts.changePassword(caller!, body.old_password, body.new_password);
-        return true;
+      async handler({ caller, body, res }) {
+        const session = await accounts.changePassword(caller!, body.old_password, body.new_password);
+        setSessionCookies(res, session, config);
+        return session;
       },
     }),
     route({

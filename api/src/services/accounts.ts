@@ -195,6 +195,8 @@ export function createAccountService(deps: Deps) {
         organizationId: caller.currentOrganizationId,
         data: [{ password: true }],
       });
+      // Every other session ends; the one that changed the password goes on with fresh tokens.
+      return tokens.issue({ userId: caller.userId, organizationId: caller.currentOrganizationId });
     },
 
     /** GET /me (spec 1 §3 session user), in one statement: it is the console's most frequent call. */

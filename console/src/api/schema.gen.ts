@@ -97,7 +97,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change the password (spec 1 §5 strength rule); signs out other sessions. */
+        /** Change the password (spec 1 §5 strength rule); signs out every other session and answers fresh tokens for this one. */
         put: operations["putPassword"];
         /** Mail a password-reset link (always 200). */
         post: operations["postPassword"];
