@@ -2,8 +2,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The repository root (api/src/services → ../../..), where LICENSE and the root package.json live. */
-export const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const REPOSITORY_ROOT = path.resolve(HERE, '../../..');
+/** The API package, for an installation that ships it without the repository root. */
+const API_PACKAGE_ROOT = path.resolve(HERE, '../..');
 
 export interface ProductLicense {
   /** SPDX identifier, from package.json `license`. */
@@ -70,11 +73,13 @@ export async function readLicense(root: string = REPOSITORY_ROOT): Promise<Produ
 
 let cached: Promise<ProductLicense> | undefined;
 
-/** The repository's license, read once per process. */
+/** The repository's license (else the API package's), read once per process. */
 export function productLicense(): Promise<ProductLicense> {
-  cached ??= readLicense().catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
+  cached ??= readLicense(REPOSITORY_ROOT)
+    .catch(() => readLicense(API_PACKAGE_ROOT))
+    .catch((error: unknown) => {
+      cached = undefined;
+      throw error;
+    });
   return cached;
 }
