@@ -148,7 +148,11 @@ export function useLogin() {
   return useMutation({
     mutationFn: ({ backUrl, ...body }: LoginInput) =>
       unwrap<Session>(api.POST('/login', { body, headers: backUrl ? { 'X-Back-Url': backUrl } : {} })),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.me }),
+    // `me` goes back to pending without being fetched here: the guards show a spinner instead
+    // of acting on the old `null`, and the guard of the page the login goes to fetches it when
+    // it mounts. Fetching it now would let /login's own guard (already authenticated → /dashboard)
+    // overtake the login page's navigation to its back URL.
+    onSuccess: () => client.getQueryCache().find({ queryKey: keys.me, exact: true })?.reset(),
   });
 }
 
