@@ -14,6 +14,7 @@ export const API_BASE = '/api/v0';
  */
 export function createApp(deps: ApiDeps): Express {
   const services = servicesFor(deps);
+  void services.bus.listen(); // other API processes on the same PostgreSQL (errors are logged)
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');

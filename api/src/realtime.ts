@@ -31,6 +31,7 @@ const SENT_MEMORY = 1000;
  */
 export function attachRealtime(server: Server, deps: ApiDeps): { close(): void } {
   const services = servicesFor(deps);
+  void services.bus.listen(); // notifications raised by other API processes
   const wss = new WebSocketServer({ noServer: true });
   const byUser = new Map<string, Set<Connection>>();
 

@@ -27,6 +27,13 @@ function fakeChannel(maxPayload = 7900) {
   return { transport, sent, resyncAll: () => resyncs.forEach((r) => r()) };
 }
 
+/** A bus that listens, as createApp makes it. */
+function live(...args: Parameters<typeof createReplicaBus>) {
+  const bus = createReplicaBus(...args);
+  void bus.listen();
+  return bus;
+}
+
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const settle = async () => {
   for (let i = 0; i < 5; i++) await turn();
@@ -41,7 +48,7 @@ function recorder(bus: ReturnType<typeof createReplicaBus>, topics: Topic[] = ['
 describe('replica bus fan-out', () => {
   it('reaches every other process, never the sender', async () => {
     const channel = fakeChannel();
-    const [a, b, c] = ['a', 'b', 'c'].map((origin) => createReplicaBus(channel.transport(), { origin }));
+    const [a, b, c] = ['a', 'b', 'c'].map((origin) => live(channel.transport(), { origin }));
     const [gotA, gotB, gotC] = [a!, b!, c!].map((bus) => recorder(bus));
     a!.publish('notification', { userId: 'u1', id: 7 });
     await settle();
@@ -52,8 +59,8 @@ describe('replica bus fan-out', () => {
 
   it('sends what one event-loop turn published as one payload, cache names merged', async () => {
     const channel = fakeChannel();
-    const a = createReplicaBus(channel.transport(), { origin: 'a' });
-    const b = createReplicaBus(channel.transport(), { origin: 'b' });
+    const a = live(channel.transport(), { origin: 'a' });
+    const b = live(channel.transport(), { origin: 'b' });
     const got = recorder(b);
     a.publish('caches', ['callers']);
     a.publish('notification', { userId: 'u1', id: 1 });
@@ -75,8 +82,8 @@ describe('replica bus fan-out', () => {
     ['is split to stay within the payload limit', 120, 6, 3],
   ])('a turn of many messages %s', async (_case, maxPayload, count, payloads) => {
     const channel = fakeChannel(maxPayload);
-    const a = createReplicaBus(channel.transport(), { origin: 'a' });
-    const got = recorder(createReplicaBus(channel.transport(), { origin: 'b' }));
+    const a = live(channel.transport(), { origin: 'a' });
+    const got = recorder(live(channel.transport(), { origin: 'b' }));
     for (let id = 0; id < count; id++) a.publish('notification', { userId: 'u', id });
     await settle();
     expect(channel.sent).toHaveLength(payloads);
@@ -87,8 +94,8 @@ describe('replica bus fan-out', () => {
   it('drops (and logs) a message larger than the limit, sending the rest', async () => {
     const channel = fakeChannel(100);
     const error = vi.fn();
-    const a = createReplicaBus(channel.transport(), { origin: 'a', logger: { error } as never });
-    const got = recorder(createReplicaBus(channel.transport(), { origin: 'b' }));
+    const a = live(channel.transport(), { origin: 'a', logger: { error } as never });
+    const got = recorder(live(channel.transport(), { origin: 'b' }));
     a.publish('notification', { text: 'x'.repeat(200) });
     a.publish('caches', ['me']);
     await settle();
@@ -101,8 +108,8 @@ describe('replica bus fan-out', () => {
 
   it('keeps dispatching when a handler fails, and ignores unreadable payloads', async () => {
     const channel = fakeChannel();
-    const a = createReplicaBus(channel.transport(), { origin: 'a' });
-    const b = createReplicaBus(channel.transport(), {
+    const a = live(channel.transport(), { origin: 'a' });
+    const b = live(channel.transport(), {
       origin: 'b',
       logger: { error: vi.fn(), warn: vi.fn() } as never,
     });
@@ -116,9 +123,23 @@ describe('replica bus fan-out', () => {
     expect(got).toEqual([['caches', ['me']]]);
   });
 
+  it('hears nothing before listen() (a process that only builds the services never connects)', async () => {
+    const channel = fakeChannel();
+    const a = live(channel.transport(), { origin: 'a' });
+    const idle = createReplicaBus(channel.transport(), { origin: 'b' });
+    const got = recorder(idle);
+    a.publish('caches', ['me']);
+    await settle();
+    expect(got).toEqual([]);
+    await idle.listen();
+    a.publish('caches', ['events']);
+    await settle();
+    expect(got).toEqual([['caches', ['events']]]);
+  });
+
   it('runs the resync handlers when the transport says messages may have been lost', async () => {
     const channel = fakeChannel();
-    const bus = createReplicaBus(channel.transport(), { origin: 'a' });
+    const bus = live(channel.transport(), { origin: 'a' });
     const resync = vi.fn();
     bus.onResync(resync);
     channel.resyncAll();
@@ -127,8 +148,8 @@ describe('replica bus fan-out', () => {
 
   it('sends what was published before close, nothing after', async () => {
     const channel = fakeChannel();
-    const a = createReplicaBus(channel.transport(), { origin: 'a' });
-    const got = recorder(createReplicaBus(channel.transport(), { origin: 'b' }));
+    const a = live(channel.transport(), { origin: 'a' });
+    const got = recorder(live(channel.transport(), { origin: 'b' }));
     a.publish('caches', ['me']);
     await a.close();
     a.publish('caches', ['events']);
@@ -139,7 +160,7 @@ describe('replica bus fan-out', () => {
   it('without a transport (PGlite: one process) is not shared and sends nothing', async () => {
     const bus = createReplicaBus(null);
     expect(bus.shared).toBe(false);
-    await bus.ready;
+    await bus.listen();
     bus.publish('caches', ['me']);
     await settle();
     await bus.close();

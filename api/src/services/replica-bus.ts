@@ -19,8 +19,12 @@ export type Topic = 'caches' | 'notification';
 export interface ReplicaBus {
   /** False when no other process can exist (PGlite): publish does nothing. */
   readonly shared: boolean;
-  /** Resolves once this process listens (immediately when not shared). */
-  readonly ready: Promise<void>;
+  /**
+   * Starts listening (createApp and attachRealtime call it; a process that only builds the
+   * services, such as the OpenAPI generator, never connects). Idempotent; resolves once
+   * listening (at once when not shared).
+   */
+  listen(): Promise<void>;
   publish(topic: Topic, data: unknown): void;
   on(topic: Topic, handler: (data: unknown) => void | Promise<void>): void;
   onResync(handler: () => void): void;
@@ -121,16 +125,22 @@ export function createReplicaBus(
     }
   };
 
-  const ready = transport
-    ? transport.start(dispatch, () => {
-        for (const resync of resyncs) resync();
-      })
-    : Promise.resolve();
-  ready.catch((error: unknown) => options.logger?.error({ err: error }, 'replica bus: cannot listen'));
+  let listening: Promise<void> | undefined;
 
   return {
     shared: !!transport,
-    ready,
+    listen() {
+      if (!transport || closed) return Promise.resolve();
+      if (!listening) {
+        listening = transport.start(dispatch, () => {
+          for (const resync of resyncs) resync();
+        });
+        listening.catch((error: unknown) =>
+          options.logger?.error({ err: error }, 'replica bus: cannot listen yet, retrying'),
+        );
+      }
+      return listening;
+    },
     publish(topic, data) {
       if (!transport || closed) return;
       queue.push([topic, data]);
@@ -217,7 +227,20 @@ export function postgresTransport(db: Knex, logger?: Logger): Transport | null {
     };
     conn.on('error', lose);
     conn.on('end', lose);
-    await conn.query(`LISTEN "${channel}"`);
+    try {
+      await conn.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      conn.removeAllListeners();
+      conn.on('error', () => {});
+      await client.destroyRawConnection(conn).catch(() => {});
+      throw error;
+    }
+    if (closed) {
+      conn.removeAllListeners();
+      conn.on('error', () => {});
+      await client.destroyRawConnection(conn).catch(() => {});
+      return;
+    }
     connection = conn;
     failures = 0;
   }

@@ -21,7 +21,7 @@ describe.skipIf(!process.env.SANDFLOW_TEST_DATABASE_URL)('API replicas on one Po
     b = await createHarness({ replicaOf: a, config: { heartbeatMs: 1000 } });
     await a.listen();
     hostB = await b.listen();
-    await Promise.all([servicesFor(a.deps).bus.ready, servicesFor(b.deps).bus.ready]);
+    await Promise.all([servicesFor(a.deps).bus.listen(), servicesFor(b.deps).bus.listen()]);
   }, 60_000);
   beforeEach(async () => {
     await a.reset();
