@@ -102,6 +102,17 @@ describe('realtime notifications', () => {
     await client.close();
   });
 
+  it('does not list again as new what a socket acknowledged', async () => {
+    const client = await connect(w.a.user.id);
+    await notify(w.a.user.id, 'shown live');
+    await client.waitFor(1);
+    await settle();
+    await client.close();
+    const auth = `Bearer ${await h.tokenFor(w.a.user.id, w.a.org.id)}`;
+    const fresh = await h.request.get('/api/v0/notifications/new').set('Authorization', auth);
+    expect(fresh.body.result).toEqual([]);
+  });
+
   it('lists unseen notifications once through GET /notifications/new', async () => {
     await notify(w.a.user.id, 'hello');
     const auth = `Bearer ${await h.tokenFor(w.a.user.id, w.a.org.id)}`;

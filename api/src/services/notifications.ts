@@ -131,8 +131,14 @@ export function createNotificationService(
       return row ? toRealtimeMessage(row) : null;
     },
 
+    /**
+     * The client's `Ok`: delivered, and seen — the console has shown it (toast and bell),
+     * so GET /notifications/new after a reload does not bring it back as new.
+     */
     async acknowledge(userId: string, id: number): Promise<void> {
-      await db('notifications').where({ user_id: userId, id }).update({ delivered_at: db.fn.now() });
+      await db('notifications')
+        .where({ user_id: userId, id })
+        .update({ delivered_at: db.fn.now(), seen_at: db.raw('coalesce(seen_at, now())') });
     },
   };
 }
