@@ -1,10 +1,9 @@
-// First: installs a Request that resolves relative URLs before the client is created.
-import { clearToasts, renderPage, stubApi } from './test-support';
-// First: installs a Request that resolves relative URLs before the client is created.
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RedirectIfAuthenticated, RequireAuth } from '../../app/guards';
+import { stubApi } from '../../test-support/api-stub';
+import { clearToasts, renderPage } from '../../test-support/render';
 import LoginPage from './LoginPage';
 import { REMEMBERED_USERNAME_KEY, safeRedirect } from './navigation';
 
@@ -32,7 +31,7 @@ async function signIn(password = 'Secret-pass-1', username = 'ada@example.com') 
 
 describe('LoginPage', { timeout: 20_000 }, () => {
   it("shows 'Invalid credential' inline on a 401 answer and stays on /login", async () => {
-    stubApi({ 'POST /login': () => ({ status: 401, message: 'Invalid credential' }) });
+    stubApi({ 'POST /login': () => ({ status: 401, error: 'Invalid credential' }) });
     renderPage(<LoginPage />, { url: '/login', path: '/login' });
     await signIn('wrong');
     expect(await screen.findByRole('alert')).toHaveTextContent('Invalid credential');
@@ -42,10 +41,10 @@ describe('LoginPage', { timeout: 20_000 }, () => {
 
   it('sends the credentials, refetches me so the guards let us in, and goes to /dashboard on 200', async () => {
     let signedIn = false;
-    const { calls } = stubApi({
+    const calls = stubApi({
       'POST /login': () => ((signedIn = true), { status: 200, result: { ...session, url: '/dashboard' } }),
-      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, message: 'Unauthorized' }),
-      'GET /refresh': () => ({ status: 401, message: 'Missing refresh token' }),
+      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, error: 'Unauthorized' }),
+      'GET /refresh': () => ({ status: 401, error: 'Missing refresh token' }),
     });
     // As in the route table: /login behind RedirectIfAuthenticated, the rest behind RequireAuth.
     renderPage(
@@ -66,12 +65,12 @@ describe('LoginPage', { timeout: 20_000 }, () => {
 
   it('goes back to ?backurl, sending it as X-Back-Url, and sends ?invite= as invitation_link', async () => {
     let signedIn = false;
-    const { calls } = stubApi({
-      'POST /login': (request) => (
+    const calls = stubApi({
+      'POST /login': ({ request }) => (
         (signedIn = true),
         { status: 200, result: { ...session, url: request.headers.get('X-Back-Url') } }
       ),
-      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, message: 'Unauthorized' }),
+      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, error: 'Unauthorized' }),
     });
     // The /login guard sends a signed-in person to /dashboard; the back URL must still win.
     renderPage(
@@ -100,7 +99,7 @@ describe('LoginPage', { timeout: 20_000 }, () => {
     let signedIn = false;
     stubApi({
       'POST /login': () => ((signedIn = true), { status: 200, result: { ...session, url: '/login?x=1' } }),
-      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, message: 'Unauthorized' }),
+      'GET /me': () => (signedIn ? { status: 200, result: me } : { status: 401, error: 'Unauthorized' }),
     });
     renderPage(
       <RedirectIfAuthenticated>
@@ -118,7 +117,7 @@ describe('LoginPage', { timeout: 20_000 }, () => {
   });
 
   it('ignores a back URL that leaves the site', async () => {
-    const { calls } = stubApi({
+    const calls = stubApi({
       'POST /login': () => ({ status: 200, result: { ...session, url: '//evil.example/x' } }),
       'GET /me': () => ({ status: 200, result: me }),
     });
@@ -142,7 +141,7 @@ describe('LoginPage', { timeout: 20_000 }, () => {
   });
 
   it('toasts the reason of a failure other than a wrong password', async () => {
-    stubApi({ 'POST /login': () => ({ status: 403, message: 'E-mail not verified' }) });
+    stubApi({ 'POST /login': () => ({ status: 403, error: 'E-mail not verified' }) });
     renderPage(<LoginPage />, { url: '/login', path: '/login' });
     await signIn();
     expect(await screen.findByText('Invalid credential')).toBeInTheDocument();
@@ -150,7 +149,7 @@ describe('LoginPage', { timeout: 20_000 }, () => {
   });
 
   it.each([['{Enter}'], ['[NumpadEnter]']])('submits with %s in the password field', async (key) => {
-    const { calls } = stubApi({ 'POST /login': () => ({ status: 401, message: 'Invalid credential' }) });
+    const calls = stubApi({ 'POST /login': () => ({ status: 401, error: 'Invalid credential' }) });
     renderPage(<LoginPage />, { url: '/login', path: '/login' });
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Email'), 'ada@example.com');
@@ -191,7 +190,7 @@ describe('LoginPage', { timeout: 20_000 }, () => {
   });
 
   it('Forgot password asks for the e-mail and mails a link on Confirm', async () => {
-    const { calls } = stubApi({ 'POST /password': () => ({ status: 200, result: true }) });
+    const calls = stubApi({ 'POST /password': () => ({ status: 200, result: true }) });
     renderPage(<LoginPage />, { url: '/login', path: '/login' });
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Email'), 'ada@');

@@ -1,8 +1,8 @@
-// First: installs a Request that resolves relative URLs before the client is created.
-import { renderPage, stubApi, type Answer } from './test-support';
 import { screen } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stubApi, type ApiAnswer } from '../../test-support/api-stub';
+import { renderPage } from '../../test-support/render';
 import PasswordResetPage from './PasswordResetPage';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -42,15 +42,11 @@ describe('PasswordResetPage', { timeout: 20_000 }, () => {
     expect(screen.queryByText('Password are not matching')).toBeNull();
   });
 
-  it.each<[string, Answer, string]>([
+  it.each<[string, ApiAnswer, string]>([
     ['success', { status: 200, result: true }, 'Password changed successfully!'],
-    [
-      'failure',
-      { status: 400, message: 'token: unknown, used or expired' },
-      'token: unknown, used or expired',
-    ],
+    ['failure', { status: 400, error: 'token: unknown, used or expired' }, 'token: unknown, used or expired'],
   ])('on %s shows the outcome and keeps Confirm disabled', async (_what, answer, text) => {
-    const { calls } = stubApi({ 'POST /password/tok-7': () => answer });
+    const calls = stubApi({ 'POST /password/tok-7': () => answer });
     renderPage(<PasswordResetPage />, { url: '/password/tok-7', path: '/password/:token' });
     const user = userEvent.setup();
     await fill(user, 'Password', 'Strong-pass-1');

@@ -1,8 +1,8 @@
-// First: installs a Request that resolves relative URLs before the client is created.
-import { clearToasts, renderPage, stubApi, type Handler } from './test-support';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stubApi, type ApiHandler } from '../../test-support/api-stub';
+import { clearToasts, renderPage } from '../../test-support/render';
 import SignupPage from './SignupPage';
 
 afterEach(() => {
@@ -10,9 +10,9 @@ afterEach(() => {
   clearToasts();
 });
 
-const open: Handler = () => ({ status: 200, result: { allow_new_organization: true } });
-const closed: Handler = () => ({ status: 200, result: { allow_new_organization: false } });
-const acme: Handler = () => ({ status: 200, result: { organization: 'Acme', user: 'grace@acme.test' } });
+const open: ApiHandler = () => ({ status: 200, result: { allow_new_organization: true } });
+const closed: ApiHandler = () => ({ status: 200, result: { allow_new_organization: false } });
+const acme: ApiHandler = () => ({ status: 200, result: { organization: 'Acme', user: 'grace@acme.test' } });
 
 // Pasted rather than typed key by key: MUI re-renders per keystroke, slow on a busy machine.
 async function fill(user: UserEvent, label: string, value: string) {
@@ -62,7 +62,7 @@ describe('SignupPage', { timeout: 20_000 }, () => {
   });
 
   it("an invitation of the URL: heading 'Join Acme', the invited e-mail read-only, the code read-only", async () => {
-    const { calls } = stubApi({ 'GET /illumina/preferences': open, 'GET /invite/tok-9': acme });
+    const calls = stubApi({ 'GET /illumina/preferences': open, 'GET /invite/tok-9': acme });
     renderPage(<SignupPage />, { url: '/signup?invite=tok-9', path: '/signup' });
     expect(await screen.findByRole('heading', { name: 'Join Acme' })).toBeInTheDocument();
     expect(screen.getByLabelText('Email')).toHaveValue('grace@acme.test');
@@ -75,7 +75,7 @@ describe('SignupPage', { timeout: 20_000 }, () => {
   });
 
   it('sends the invitation registration with use_invitation and the code', async () => {
-    const { calls } = stubApi({
+    const calls = stubApi({
       'GET /illumina/preferences': open,
       'GET /invite/tok-9': acme,
       'POST /user': () => ({ status: 200, result: true }),
@@ -100,7 +100,7 @@ describe('SignupPage', { timeout: 20_000 }, () => {
   });
 
   it('drops the invitation to found a new organization when allowed', async () => {
-    const { calls } = stubApi({
+    const calls = stubApi({
       'GET /illumina/preferences': open,
       'GET /invite/tok-9': acme,
       'POST /user': () => ({ status: 200, result: true }),
@@ -148,7 +148,7 @@ describe('SignupPage', { timeout: 20_000 }, () => {
     ['organization name', 'All fields are required', { organization: '' }],
     ['confirmation', "Passwords don't match", { 'Confirm password': 'Other-pass-2' }],
   ])('without a valid %s: toast Registration error / %s, nothing sent', async (_what, text, values) => {
-    const { calls } = stubApi({ 'GET /illumina/preferences': open });
+    const calls = stubApi({ 'GET /illumina/preferences': open });
     renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
     await screen.findByRole('tab', { name: 'New Organization' });
     const user = userEvent.setup();
@@ -165,7 +165,7 @@ describe('SignupPage', { timeout: 20_000 }, () => {
   it("a refused registration shows 'Invalid credential' and the server's message", async () => {
     stubApi({
       'GET /illumina/preferences': open,
-      'POST /user': () => ({ status: 409, message: 'email: already registered' }),
+      'POST /user': () => ({ status: 409, error: 'email: already registered' }),
     });
     renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
     await screen.findByRole('tab', { name: 'New Organization' });

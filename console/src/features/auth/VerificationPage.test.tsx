@@ -1,7 +1,7 @@
-// First: installs a Request that resolves relative URLs before the client is created.
-import { renderPage, stubApi } from './test-support';
 import { act, renderHook, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { stubApi } from '../../test-support/api-stub';
+import { renderPage } from '../../test-support/render';
 import { useCountdown } from './useCountdown';
 import VerificationPage from './VerificationPage';
 
@@ -47,7 +47,7 @@ describe('useCountdown', () => {
 describe('VerificationPage', () => {
   it('shows a spinner, then Verification success with the countdown, then goes to /login', async () => {
     let answer: (a: { status: number; result: unknown }) => void = () => {};
-    const { calls } = stubApi({ 'GET /verify/tok-1': () => new Promise((resolve) => (answer = resolve)) });
+    const calls = stubApi({ 'GET /verify/tok-1': () => new Promise((resolve) => (answer = resolve)) });
     renderPage(<VerificationPage />, { url: '/verification/tok-1', path: '/verification/:token' });
     expect(screen.getByLabelText('Verifying your e-mail…')).toBeInTheDocument();
     await waitFor(() => expect(calls).toHaveLength(1));
@@ -73,7 +73,7 @@ describe('VerificationPage', () => {
   });
 
   it.each([
-    ['a 400 answer', { status: 400, message: 'Verification fail' }],
+    ['a 400 answer', { status: 400, error: 'Verification fail' }],
     ['a falsy result', { status: 200, result: false }],
   ])("shows 'Verification fail' on %s and stays", async (_what, answer) => {
     stubApi({ 'GET /verify/bad': () => answer });

@@ -1,9 +1,10 @@
-import { renderWithProviders, stubApi, type ApiHandler } from './test-support';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEvent } from '../../api/types';
 import { EVENTS_POLL_MS } from '../../api/queries';
+import { stubApi, type ApiHandler } from '../../test-support/api-stub';
+import { renderWithProviders } from '../../test-support/render';
 import LogsPage from './LogsPage';
 
 // Today is Monday 23/11/2026 (local time).

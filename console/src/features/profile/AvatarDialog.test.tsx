@@ -1,11 +1,13 @@
-import { renderWithProviders, stubApi } from '../logs/test-support';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toasts } from '../toasts/toast-store';
+import { stubApi } from '../../test-support/api-stub';
+import { aMe } from '../../test-support/fixtures';
+import { clearToasts, renderWithProviders } from '../../test-support/render';
 import { initials, isAllowedAvatar } from './avatar';
-import { ME } from './fixtures';
 import { ProfileSection } from './ProfileSection';
+
+const ME = aMe();
 
 beforeEach(() => {
   // jsdom has no object URLs; the preview only needs one to exist.
@@ -14,7 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.unstubAllGlobals();
-  for (const toast of toasts.get()) toasts.dismiss(toast.id);
+  clearToasts();
 });
 
 describe('avatar extension check', () => {

@@ -1,9 +1,9 @@
-import { renderWithProviders, stubApi, type ApiHandler } from '../logs/test-support';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEventBase from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { toasts } from '../toasts/toast-store';
-import { ME } from './fixtures';
+import { stubApi, type ApiHandler } from '../../test-support/api-stub';
+import { aMe } from '../../test-support/fixtures';
+import { clearToasts, renderWithProviders } from '../../test-support/render';
 import { ProfileSection } from './ProfileSection';
 
 // No pause between keystrokes: typing e-mails key by key is slow enough in jsdom.
@@ -11,14 +11,14 @@ const userEvent = userEventBase.setup({ delay: null });
 
 afterEach(() => {
   vi.unstubAllGlobals();
-  for (const toast of toasts.get()) toasts.dismiss(toast.id);
+  clearToasts();
 });
 
 function setup(answer: ApiHandler) {
   const calls = stubApi((call) =>
     call.method === 'POST' && call.path === '/organizations' ? answer(call) : undefined,
   );
-  renderWithProviders(<ProfileSection me={ME} />);
+  renderWithProviders(<ProfileSection me={aMe()} />);
   return calls;
 }
 
@@ -41,7 +41,7 @@ describe('Create new Organization', { timeout: 15_000 }, () => {
     const list = within(screen.getByTestId('organizations'));
     expect(list.getByText('Analytical Engines').closest('li')).toHaveTextContent('Organization admin');
     expect(list.getByText('Analytical Engines').closest('li')).toHaveTextContent('Current');
-    expect(list.getByText('Difference Club').closest('li')).toHaveTextContent('User');
+    expect(list.getByText('Difference Labs').closest('li')).toHaveTextContent('User');
   });
 
   it('keeps Save disabled while the name is blank', async () => {

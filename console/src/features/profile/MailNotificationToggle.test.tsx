@@ -1,15 +1,15 @@
-import { renderWithProviders, stubApi } from '../logs/test-support';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { toasts } from '../toasts/toast-store';
-import { ME } from './fixtures';
+import { stubApi } from '../../test-support/api-stub';
+import { aMe } from '../../test-support/fixtures';
+import { clearToasts, renderWithProviders } from '../../test-support/render';
 import { MAIL_NOTIFICATION_DEBOUNCE_MS, MailNotificationToggle } from './MailNotificationToggle';
 import { ProfileSection } from './ProfileSection';
 
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
-  for (const toast of toasts.get()) toasts.dismiss(toast.id);
+  clearToasts();
 });
 
 const toggle = () => screen.getByRole('switch', { name: /E-mail notifications/ });
@@ -59,7 +59,7 @@ describe('e-mail notifications toggle', { timeout: 15_000 }, () => {
     const calls = stubApi(({ method, path }) =>
       method === 'PUT' && path === '/preferences/user' ? { result: true } : undefined,
     );
-    renderWithProviders(<ProfileSection me={ME} />);
+    renderWithProviders(<ProfileSection me={aMe()} />);
     fireEvent.click(toggle());
     fireEvent.click(toggle());
     fireEvent.click(toggle());
@@ -74,7 +74,7 @@ describe('e-mail notifications toggle', { timeout: 15_000 }, () => {
     stubApi(({ path }) =>
       path === '/preferences/user' ? { status: 500, error: 'database unavailable' } : undefined,
     );
-    renderWithProviders(<ProfileSection me={ME} />);
+    renderWithProviders(<ProfileSection me={aMe()} />);
     fireEvent.click(toggle());
     expect(toggle()).toBeChecked();
 

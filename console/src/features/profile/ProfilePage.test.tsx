@@ -1,18 +1,21 @@
-import { renderWithProviders, stubApi } from '../logs/test-support';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEventBase from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Me } from '../../api/types';
 import i18n, { LANGUAGE_KEY, setLanguage } from '../../i18n';
-import { toasts } from '../toasts/toast-store';
-import { ME } from './fixtures';
+import { stubApi } from '../../test-support/api-stub';
+import { aMe } from '../../test-support/fixtures';
+import { stubWindowWidth } from '../../test-support/media';
+import { clearToasts, renderWithProviders } from '../../test-support/render';
 import ProfilePage from './ProfilePage';
+
+const ME = aMe();
 
 const userEvent = userEventBase.setup({ delay: null });
 
 afterEach(async () => {
   vi.unstubAllGlobals();
-  for (const toast of toasts.get()) toasts.dismiss(toast.id);
+  clearToasts();
   await setLanguage('en');
   localStorage.clear();
 });
@@ -24,24 +27,6 @@ function serveMe(me: () => Me = () => ME) {
       return { status: 201, result: { id: 'org-3', name: (body as { name: string }).name } };
     return undefined;
   });
-}
-
-/** Pretends the window is ≤ 574 px wide (jsdom has no media queries of its own). */
-function phoneWidth() {
-  vi.stubGlobal(
-    'matchMedia',
-    (query: string) =>
-      ({
-        matches: query.includes('max-width:574px'),
-        media: query,
-        addEventListener: () => {},
-        removeEventListener: () => {},
-        addListener: () => {},
-        removeListener: () => {},
-        onchange: null,
-        dispatchEvent: () => false,
-      }) as MediaQueryList,
-  );
 }
 
 // jsdom renders MUI slowly when every test file runs at once.
@@ -72,7 +57,7 @@ describe('/profile', { timeout: 15_000 }, () => {
   });
 
   it('puts the tabs on top on a phone', async () => {
-    phoneWidth();
+    stubWindowWidth(574); // a phone
     serveMe();
     renderWithProviders(<ProfilePage />, { route: '/profile?tab=security' });
     expect(screen.queryByRole('navigation')).not.toBeInTheDocument();

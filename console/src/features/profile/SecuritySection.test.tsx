@@ -1,15 +1,15 @@
-import { renderWithProviders, stubApi, type ApiAnswer } from '../logs/test-support';
 import { screen, waitFor } from '@testing-library/react';
 import userEventBase from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { toasts } from '../toasts/toast-store';
+import { stubApi, type ApiAnswer } from '../../test-support/api-stub';
+import { clearToasts, renderWithProviders } from '../../test-support/render';
 import { SecuritySection } from './SecuritySection';
 
 const userEvent = userEventBase.setup({ delay: null });
 
 afterEach(() => {
   vi.unstubAllGlobals();
-  for (const toast of toasts.get()) toasts.dismiss(toast.id);
+  clearToasts();
 });
 
 const field = (name: string) => screen.getByLabelText(new RegExp(`^${name}`)) as HTMLInputElement;

@@ -1,8 +1,10 @@
-import { newQueryClient, notification, renderWithProviders, stubApi } from './test-support';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keys, type NotificationList } from '../../api/queries';
+import { stubApi } from '../../test-support/api-stub';
+import { aNotification } from '../../test-support/fixtures';
+import { newQueryClient, renderWithProviders } from '../../test-support/render';
 import { NotificationBell } from './NotificationBell';
 
 // MUI in jsdom is slow on a busy machine: role queries walk the whole tree.
@@ -28,13 +30,13 @@ describe('notification bell', () => {
     [10, '9+'],
     [25, '9+'],
   ])('shows %i unseen as %s', (unseen, shown) => {
-    renderBell({ items: [notification(1)], unseen });
+    renderBell({ items: [aNotification(1)], unseen });
     expect(badge()).toHaveTextContent(shown);
     expect(badge()).not.toHaveClass('MuiBadge-invisible');
   });
 
   it('shows no badge when everything was seen', () => {
-    renderBell({ items: [notification(1, { seen: true })], unseen: 0 });
+    renderBell({ items: [aNotification(1, { seen: true })], unseen: 0 });
     expect(badge()).toHaveClass('MuiBadge-invisible');
   });
 
@@ -42,24 +44,24 @@ describe('notification bell', () => {
     const now = Date.now();
     const { client } = renderBell({
       items: [
-        notification(12, {
+        aNotification(12, {
           title: 'Run completed',
           text: 'Nightly import succeeded',
           timestamp: new Date(now - 5 * 60_000).toISOString(),
           link: '/dashboard/session/s-1/r-1',
           message_data: { action: 'run', uuid: 's-1', run_uuid: 'r-1' },
         }),
-        notification(11, {
+        aNotification(11, {
           title: 'Sandbox shared',
           text: 'By Grace',
           timestamp: new Date(now - 3 * 3600_000).toISOString(),
         }),
-        notification(10, {
+        aNotification(10, {
           title: 'Old news',
           text: '',
           timestamp: new Date(now - 3 * 86400_000).toISOString(),
         }),
-        ...Array.from({ length: 4 }, (_, i) => notification(9 - i, { seen: true })),
+        ...Array.from({ length: 4 }, (_, i) => aNotification(9 - i, { seen: true })),
       ],
       unseen: 12,
     });
@@ -112,8 +114,8 @@ describe('notification bell', () => {
       call.path === '/notifications/new'
         ? {
             result: [
-              { ...notification(3), seen: undefined },
-              { ...notification(2), seen: undefined },
+              { ...aNotification(3), seen: undefined },
+              { ...aNotification(2), seen: undefined },
             ],
           }
         : undefined,

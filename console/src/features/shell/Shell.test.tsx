@@ -1,23 +1,21 @@
-import {
-  dismissAllToasts,
-  installFakeWebSocket,
-  ME,
-  newQueryClient,
-  renderWithProviders,
-  stubApi,
-  stubWindowWidth,
-  type ApiCall,
-} from './test-support';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { keys } from '../../api/queries';
 import type { Me, Role } from '../../api/types';
+import { stubApi, type ApiCall } from '../../test-support/api-stub';
+import { aMe } from '../../test-support/fixtures';
+import { stubWindowWidth } from '../../test-support/media';
+import { clearToasts, newQueryClient, renderWithProviders } from '../../test-support/render';
+import { installFakeWebSocket } from './realtime/fake-websocket';
 import { Shell } from './Shell';
 
 // MUI in jsdom is slow on a busy machine: role queries walk the whole tree.
 vi.setConfig({ testTimeout: 30_000 });
+
+/** A super admin: every settings entry. */
+const ME = aMe({ role: 'admin' });
 
 function renderShell({ me = ME, route = '/sandbox/list' }: { me?: Me; route?: string } = {}) {
   const client = newQueryClient();
@@ -46,7 +44,7 @@ describe('shell at 1280 px', () => {
     });
   });
   afterEach(() => {
-    dismissAllToasts();
+    clearToasts();
     vi.unstubAllGlobals();
   });
 
@@ -71,7 +69,7 @@ describe('shell at 1280 px', () => {
     ['user', null],
     [null, null],
   ])('the gear of role %j', async (role, entries) => {
-    renderShell({ me: { ...ME, role } });
+    renderShell({ me: aMe({ role }) });
     const gear = screen.queryByRole('button', { name: 'Settings' });
     if (!entries) return expect(gear).toBeNull();
     await userEvent.click(gear!);
@@ -173,7 +171,7 @@ describe('shell at 574 px (mobile layout)', () => {
   });
 
   it('a plain user has no settings in the drawer', async () => {
-    renderShell({ me: { ...ME, role: 'user' } });
+    renderShell({ me: aMe({ role: 'user' }) });
     await userEvent.click(screen.getByRole('button', { name: 'Open navigation' }));
     const drawer = await screen.findByRole('navigation', { name: 'Navigation' });
     expect(within(drawer).queryByText(/settings/i)).toBeNull();

@@ -1,16 +1,11 @@
-import {
-  dismissAllToasts,
-  installFakeWebSocket,
-  newQueryClient,
-  renderWithProviders,
-  stubApi,
-} from '../test-support';
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keys, type NotificationList } from '../../../api/queries';
+import { stubApi } from '../../../test-support/api-stub';
+import { clearToasts, newQueryClient, renderWithProviders } from '../../../test-support/render';
 import { RealtimeDot } from '../RealtimeDot';
-import { FakeWebSocket } from './fake-websocket';
+import { FakeWebSocket, installFakeWebSocket } from './fake-websocket';
 import { toNotification } from './messages';
 import { RealtimeProvider, useRealtime } from './RealtimeProvider';
 
@@ -47,7 +42,7 @@ describe('realtime provider', () => {
     stubApi();
   });
   afterEach(() => {
-    dismissAllToasts();
+    clearToasts();
     vi.useRealTimers();
     vi.unstubAllGlobals();
   });

@@ -1,6 +1,8 @@
+import { vi } from 'vitest';
+
 /**
  * A stand-in for the browser's WebSocket (tests only): records what is sent and lets the
- * test open, feed, fail and close it. Install with `vi.stubGlobal('WebSocket', FakeWebSocket)`.
+ * test open, feed, fail and close it. Install with `installFakeWebSocket()`.
  */
 export class FakeWebSocket {
   static readonly CONNECTING = 0;
@@ -51,4 +53,10 @@ export class FakeWebSocket {
     this.readyState = FakeWebSocket.CLOSED;
     this.onclose?.(new CloseEvent('close', { code: 1006 }));
   }
+}
+
+/** Makes FakeWebSocket the global WebSocket, with no instance made yet. */
+export function installFakeWebSocket() {
+  FakeWebSocket.instances = [];
+  vi.stubGlobal('WebSocket', FakeWebSocket);
 }

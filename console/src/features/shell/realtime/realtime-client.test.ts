@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket } from './fake-websocket';
+import { FakeWebSocket, installFakeWebSocket } from './fake-websocket';
 import { RealtimeClient, type RealtimeClientOptions, type RealtimeStatus } from './realtime-client';
 
 const URL = 'ws://console.test/api/v0/notifications';
@@ -21,8 +21,7 @@ function setup(extra: Partial<RealtimeClientOptions> = {}) {
 
 describe('realtime client', () => {
   beforeEach(() => {
-    FakeWebSocket.instances = [];
-    vi.stubGlobal('WebSocket', FakeWebSocket);
+    installFakeWebSocket();
     vi.useFakeTimers();
   });
   afterEach(() => {
