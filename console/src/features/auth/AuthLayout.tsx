@@ -1,28 +1,7 @@
 import { Box, Card, CardContent, Link, Stack, Typography } from '@mui/material';
 import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-
-/** The Sandflow mark (the favicon's wave) and its name. */
-export function SandflowLogo() {
-  const { t } = useTranslation();
-  return (
-    <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center', justifyContent: 'center' }}>
-      <svg width="40" height="40" viewBox="0 0 32 32" aria-hidden="true" focusable="false">
-        <rect width="32" height="32" rx="6" fill="#1e1e1e" />
-        <path
-          d="M6 22c4-8 8 4 12-4s6-6 8-6"
-          stroke="#f4b860"
-          strokeWidth="3"
-          fill="none"
-          strokeLinecap="round"
-        />
-      </svg>
-      <Typography component="span" sx={{ fontSize: 26, fontWeight: 600, letterSpacing: 0.5 }}>
-        {t('appName')}
-      </Typography>
-    </Stack>
-  );
-}
+import { Logo } from '../../components/Logo';
 
 /**
  * The platform's foundations, linking out (spec 1 §2.3's two sponsor logos): neutral
@@ -117,7 +96,7 @@ export function AuthLayout({
         background: 'radial-gradient(ellipse at top, #23232b 0%, #121212 60%)',
       }}
     >
-      <SandflowLogo />
+      <Logo size="large" />
       <Card elevation={6} sx={{ width: '100%', maxWidth: 460 }}>
         <CardContent sx={{ p: { xs: 2.5, sm: 4 }, '&:last-child': { pb: { xs: 2.5, sm: 4 } } }}>
           <Typography

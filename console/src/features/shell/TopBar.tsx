@@ -10,7 +10,7 @@ import { MOBILE_QUERY } from '../../app/theme';
 import { toasts } from '../toasts/toast-store';
 import { AccountMenu, type Person } from './AccountMenu';
 import { FeedbackDialog } from './FeedbackDialog';
-import { Logo } from './Logo';
+import { HomeLink } from './HomeLink';
 import { MobileNav } from './MobileNav';
 import { NotificationBell } from './NotificationBell';
 import { OrganizationSwitcher } from './OrganizationSwitcher';
@@ -103,14 +103,14 @@ export function TopBar() {
               >
                 <MenuIcon />
               </IconButton>
-              <Logo label={t('home')} />
+              <HomeLink label={t('home')} />
               <Box sx={{ flex: 1 }} />
               {dot}
               <NotificationBell />
             </>
           ) : (
             <>
-              <Logo label={t('home')} showName={!compact} />
+              <HomeLink label={t('home')} showName={!compact} />
               <Box
                 sx={{ ml: { sm: 0.5, md: 2 }, minWidth: 56, maxWidth: 260, flexShrink: 1, display: 'flex' }}
               >
