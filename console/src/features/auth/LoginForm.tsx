@@ -1,19 +1,9 @@
-import {
-  Alert,
-  Box,
-  Button,
-  Checkbox,
-  CircularProgress,
-  FormControlLabel,
-  Link,
-  Stack,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Checkbox, FormControlLabel, Link, Stack, TextField, Typography } from '@mui/material';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { PasswordField } from './PasswordField';
+import { SubmitButton } from './SubmitButton';
 
 export interface LoginValues {
   username: string;
@@ -95,18 +85,7 @@ export function LoginForm(props: LoginFormProps) {
             {t('forgotPassword')}
           </Link>
         </Stack>
-        <Button
-          type="submit"
-          variant="contained"
-          size="large"
-          fullWidth
-          disabled={props.pending}
-          startIcon={
-            props.pending ? <CircularProgress size={18} color="inherit" aria-label={t('loading')} /> : null
-          }
-        >
-          {t('login')}
-        </Button>
+        <SubmitButton pending={props.pending}>{t('login')}</SubmitButton>
         <Typography variant="body2" sx={{ textAlign: 'center' }}>
           {t('noAccount')}{' '}
           <Link component={RouterLink} to={props.signupHref}>

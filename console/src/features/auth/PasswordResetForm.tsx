@@ -1,9 +1,10 @@
-import { Alert, Box, Button, CircularProgress, Link, Stack } from '@mui/material';
+import { Alert, Box, Link, Stack } from '@mui/material';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { isStrongPassword } from '../../lib/validation';
-import { PasswordField } from './PasswordField';
+import { NewPasswordFields } from './NewPasswordFields';
+import { SubmitButton } from './SubmitButton';
 
 export type ResetOutcome = { ok: true } | { ok: false; message: string } | null;
 
@@ -22,9 +23,7 @@ export function PasswordResetForm({ pending, outcome, onSubmit }: PasswordResetF
   const { t } = useTranslation('auth');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const mismatch = confirm !== '' && confirm !== password;
-  const weak = password !== '' && !isStrongPassword(password);
-  const valid = password !== '' && confirm === password && !weak;
+  const valid = password !== '' && confirm === password && isStrongPassword(password);
   const sent = pending || outcome !== null;
 
   const submit = (e: FormEvent) => {
@@ -35,27 +34,14 @@ export function PasswordResetForm({ pending, outcome, onSubmit }: PasswordResetF
   return (
     <Box component="form" noValidate onSubmit={submit}>
       <Stack spacing={2}>
-        <PasswordField
-          label={t('password')}
-          name="password"
-          autoComplete="new-password"
+        <NewPasswordFields
+          password={password}
+          confirm={confirm}
+          onPasswordChange={setPassword}
+          onConfirmChange={setConfirm}
+          flagMismatch
           autoFocus
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          helperText={weak ? t('weakPassword') : undefined}
           disabled={outcome?.ok === true}
-          fullWidth
-        />
-        <PasswordField
-          label={t('confirmPassword')}
-          name="confirm"
-          autoComplete="new-password"
-          value={confirm}
-          onChange={(e) => setConfirm(e.target.value)}
-          error={mismatch}
-          helperText={mismatch ? t('passwordsNotMatching') : undefined}
-          disabled={outcome?.ok === true}
-          fullWidth
         />
         {outcome?.ok === true && <Alert severity="success">{t('passwordChanged')}</Alert>}
         {outcome?.ok === false && (
@@ -63,18 +49,9 @@ export function PasswordResetForm({ pending, outcome, onSubmit }: PasswordResetF
             {t('passwordNotChanged')}: {outcome.message}
           </Alert>
         )}
-        <Button
-          type="submit"
-          variant="contained"
-          size="large"
-          fullWidth
-          disabled={!valid || sent}
-          startIcon={
-            pending ? <CircularProgress size={18} color="inherit" aria-label={t('loading')} /> : null
-          }
-        >
+        <SubmitButton pending={pending} disabled={!valid || sent}>
           {t('confirm')}
-        </Button>
+        </SubmitButton>
         <Link component={RouterLink} to="/login" sx={{ alignSelf: 'center' }}>
           {t('backToLogin')}
         </Link>

@@ -1,21 +1,11 @@
-import {
-  Alert,
-  Box,
-  Button,
-  CircularProgress,
-  Link,
-  Stack,
-  Tab,
-  Tabs,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import type { Invitation } from '../../api/types';
-import { isEmail, isStrongPassword } from '../../lib/validation';
-import { PasswordField } from './PasswordField';
+import { isEmail } from '../../lib/validation';
+import { NewPasswordFields } from './NewPasswordFields';
+import { SubmitButton } from './SubmitButton';
 
 export type SignupTab = 'invitation' | 'organization';
 
@@ -73,7 +63,6 @@ export function SignupForm(props: SignupFormProps) {
   const email = invited ? invited.user : typedEmail;
   const code = fromUrl ? props.inviteCode : typedCode;
   const emailInvalid = email !== '' && !isEmail(email);
-  const weak = password !== '' && !isStrongPassword(password);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -123,22 +112,11 @@ export function SignupForm(props: SignupFormProps) {
           slotProps={{ htmlInput: { readOnly: Boolean(invited) } }}
           fullWidth
         />
-        <PasswordField
-          label={t('password')}
-          name="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          helperText={weak ? t('weakPassword') : undefined}
-          fullWidth
-        />
-        <PasswordField
-          label={t('confirmPassword')}
-          name="confirm"
-          autoComplete="new-password"
-          value={confirm}
-          onChange={(e) => setConfirm(e.target.value)}
-          fullWidth
+        <NewPasswordFields
+          password={password}
+          confirm={confirm}
+          onPasswordChange={setPassword}
+          onConfirmChange={setConfirm}
         />
         <Box>
           <Tabs
@@ -195,18 +173,9 @@ export function SignupForm(props: SignupFormProps) {
             {t('invalidCredential')}
           </Alert>
         )}
-        <Button
-          type="submit"
-          variant="contained"
-          size="large"
-          fullWidth
-          disabled={props.pending}
-          startIcon={
-            props.pending ? <CircularProgress size={18} color="inherit" aria-label={t('loading')} /> : null
-          }
-        >
+        <SubmitButton pending={props.pending}>
           {tab === 'invitation' ? t('join') : t('register')}
-        </Button>
+        </SubmitButton>
         <Typography variant="body2" sx={{ textAlign: 'center' }}>
           {t('haveAccount')}{' '}
           <Link component={RouterLink} to={fromUrl ? `/login?invite=${encodeURIComponent(code)}` : '/login'}>
