@@ -1,19 +1,10 @@
 import CloudUploadIcon from '@mui/icons-material/CloudUpload';
-import {
-  Avatar,
-  Box,
-  Button,
-  CircularProgress,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Typography,
-} from '@mui/material';
+import { Avatar, Box, Button, Dialog, DialogContent, DialogTitle, Typography } from '@mui/material';
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toasts } from '../toasts/toast-store';
 import { AVATAR_EXTENSIONS, isAllowedAvatar } from './avatar';
+import { SaveCancelActions } from './SaveCancelActions';
 
 export interface AvatarDialogProps {
   open: boolean;
@@ -120,19 +111,12 @@ function AvatarChooser({ currentUrl, saving, onCancel, onSave }: Omit<AvatarDial
           </Typography>
         </Box>
       </DialogContent>
-      <DialogActions>
-        <Button onClick={onCancel} disabled={saving}>
-          {t('cancel', { ns: 'common' })}
-        </Button>
-        <Button
-          variant="contained"
-          onClick={() => file && onSave(file)}
-          disabled={!file || saving}
-          startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-        >
-          {t('save', { ns: 'common' })}
-        </Button>
-      </DialogActions>
+      <SaveCancelActions
+        saving={saving}
+        canSave={file !== null}
+        onCancel={onCancel}
+        onSave={() => file && onSave(file)}
+      />
     </>
   );
 }

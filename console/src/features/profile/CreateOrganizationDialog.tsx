@@ -1,17 +1,8 @@
-import {
-  Button,
-  Chip,
-  CircularProgress,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Stack,
-  TextField,
-} from '@mui/material';
+import { Chip, Dialog, DialogContent, DialogTitle, Stack, TextField } from '@mui/material';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isEmail } from '../../lib/validation';
+import { SaveCancelActions } from './SaveCancelActions';
 
 export interface NewOrganization {
   name: string;
@@ -122,19 +113,7 @@ function OrganizationForm({ saving, onCancel, onCreate }: Omit<CreateOrganizatio
           )}
         </Stack>
       </DialogContent>
-      <DialogActions>
-        <Button onClick={onCancel} disabled={saving}>
-          {t('cancel', { ns: 'common' })}
-        </Button>
-        <Button
-          type="submit"
-          variant="contained"
-          disabled={blank || saving || entryInvalid}
-          startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined}
-        >
-          {t('save', { ns: 'common' })}
-        </Button>
-      </DialogActions>
+      <SaveCancelActions saving={saving} canSave={!blank && !entryInvalid} onCancel={onCancel} />
     </form>
   );
 }
