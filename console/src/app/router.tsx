@@ -70,6 +70,9 @@ const topLevel: RouteObject[] = [
 ];
 
 /** While the first screen's chunk loads, a spinner (react-router's HydrateFallback). */
-export const routes: RouteObject[] = topLevel.map((route) => ({ ...route, HydrateFallback: FullPageSpinner }));
+export const routes: RouteObject[] = topLevel.map((route) => ({
+  ...route,
+  HydrateFallback: FullPageSpinner,
+}));
 
 export const createRouter = () => createBrowserRouter(routes);
