@@ -19,6 +19,7 @@ import { Link as RouterLink } from 'react-router';
 import { markNotificationsSeen, useNotifications } from '../../api/queries';
 import type { Notification } from '../../api/types';
 import { toastType } from '../toasts/toast-store';
+import { notificationLink } from './realtime/messages';
 import { relativeTime } from './relative-time';
 
 const PALETTE = {
@@ -186,8 +187,10 @@ function NotificationRow(props: {
       </Box>
     </Box>
   );
-  return notification.link ? (
-    <ListItemButton component={RouterLink} to={notification.link} onClick={onFollow} sx={{ px: 2, py: 1.25 }}>
+  // Notifications fetched from GET /notifications/new carry a link only for runs.
+  const link = notification.link ?? notificationLink(notification.message_data);
+  return link ? (
+    <ListItemButton component={RouterLink} to={link} onClick={onFollow} sx={{ px: 2, py: 1.25 }}>
       {body}
     </ListItemButton>
   ) : (

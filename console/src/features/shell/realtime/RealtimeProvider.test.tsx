@@ -143,9 +143,9 @@ describe('realtime message → notification', () => {
       { action: 'run', uuid: 'sess-1', run_uuid: 'run-9' },
     ],
     [
-      'data without a run (no link)',
+      'data without a run (link from the action)',
       JSON.stringify({ action: 'sandbox', data: { uuid: 'sb-1' } }),
-      null,
+      '/sandbox/view/sb-1',
       { action: 'sandbox', uuid: 'sb-1' },
     ],
   ])('%s', (_label, message_data, link, data) => {

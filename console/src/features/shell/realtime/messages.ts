@@ -35,6 +35,34 @@ export function parseMessageData(raw: unknown): NotificationData | null {
   return result.action || id || run ? result : null;
 }
 
+/**
+ * Where a notification leads (spec 1 §2.1): the run dashboard when the data has a
+ * run_uuid, otherwise a screen derived from the action; null when there is none.
+ */
+export function notificationLink(data: NotificationData | null | undefined): string | null {
+  if (!data) return null;
+  if (data.uuid && data.run_uuid) return `/dashboard/session/${data.uuid}/${data.run_uuid}`;
+  const screen = SCREEN_OF_ACTION[data.action.toLowerCase()];
+  if (!screen) return null;
+  return screen.includes(':uuid') ? (data.uuid ? screen.replace(':uuid', data.uuid) : null) : screen;
+}
+
+// Actions name a kind, singular or as the audit log's plural. Membership and quota
+// changes are listed on the person's profile.
+const SCREEN_OF_ACTION: Record<string, string> = {
+  sandbox: '/sandbox/view/:uuid',
+  sandboxes: '/sandbox/view/:uuid',
+  workflow: '/workflow/view/:uuid',
+  workflows: '/workflow/view/:uuid',
+  session: '/schedule/:uuid',
+  sessions: '/schedule/:uuid',
+  group: '/profile',
+  groups: '/profile',
+  quota: '/profile',
+  organization: '/profile',
+  organizations: '/profile',
+};
+
 /** A realtime message with data, in the shape of the bell's list; null when it has no data. */
 export function toNotification(message: RealtimeMessage, now: Date = new Date()): Notification | null {
   const data = parseMessageData(message.message_data);
@@ -45,7 +73,7 @@ export function toNotification(message: RealtimeMessage, now: Date = new Date())
     type: message.message_type || 'primary',
     text: message.message_text,
     timestamp: now.toISOString(),
-    link: data.uuid && data.run_uuid ? `/dashboard/session/${data.uuid}/${data.run_uuid}` : null,
+    link: notificationLink(data),
     message_data: data,
     seen: false,
   };
