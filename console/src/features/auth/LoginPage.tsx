@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useForgotPassword, useLogin } from '../../api/queries';
+import { toastFailure } from '../toasts/outcome';
 import { toasts } from '../toasts/toast-store';
 import { AuthLayout, FoundationLinks } from './AuthLayout';
 import { ForgotPasswordDialog } from './ForgotPasswordDialog';
@@ -39,8 +40,7 @@ export default function LoginPage() {
     } catch (error) {
       // A wrong password is the inline message; anything else (not verified yet, too many
       // attempts, the server down) also says why.
-      if (!(error instanceof ApiError && error.status === 401))
-        toasts.show({ title: t('signInFailed'), text: (error as Error).message, type: 'danger' });
+      if (!(error instanceof ApiError && error.status === 401)) toastFailure(error, t('signInFailed'));
     }
   };
 
@@ -50,7 +50,7 @@ export default function LoginPage() {
         setForgotOpen(null);
         toasts.show({ title: t('resetLinkSent'), text: t('resetLinkSentText', { email }), type: 'success' });
       },
-      onError: (error) => toasts.show({ title: t('requestFailed'), text: error.message, type: 'danger' }),
+      onError: (error) => toastFailure(error),
     });
 
   return (

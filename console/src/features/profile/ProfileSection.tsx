@@ -19,16 +19,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAvatar, useCreateOrganization, useSetMailNotification, useUploadAvatar } from '../../api/queries';
 import type { Me } from '../../api/types';
-import { toasts } from '../toasts/toast-store';
+import { toastFailure, toastSuccess } from '../toasts/outcome';
 import { initials } from './avatar';
 import { AvatarDialog } from './AvatarDialog';
 import { CreateOrganizationDialog } from './CreateOrganizationDialog';
 import { MailNotificationToggle } from './MailNotificationToggle';
-
-/** The server's message, or the generic one when it said nothing. */
-export function failureText(error: unknown, fallback: string) {
-  return error instanceof Error && error.message ? error.message : fallback;
-}
 
 /** Profile tab: avatar, name and e-mail, the e-mail preference, organizations. */
 export function ProfileSection({ me }: { me: Me }) {
@@ -40,14 +35,8 @@ export function ProfileSection({ me }: { me: Me }) {
   const [avatarOpen, setAvatarOpen] = useState(false);
   const [createOpen, setCreateOpen] = useState(false);
 
-  const failed = (error: unknown) =>
-    toasts.show({
-      title: t('requestFailed', { ns: 'common' }),
-      text: failureText(error, t('somethingWentWrong', { ns: 'common' })),
-      type: 'danger',
-    });
-  const succeeded = (text: string) =>
-    toasts.show({ title: t('requestSuccess', { ns: 'common' }), text, type: 'success' });
+  const failed = (error: unknown) => toastFailure(error);
+  const succeeded = toastSuccess;
 
   return (
     <Stack spacing={3}>

@@ -24,7 +24,7 @@ import { ApiError } from '../../api/client';
 import { useChangePassword } from '../../api/queries';
 import { changePasswordProblem, isStrongPassword, passwordRules } from '../../lib/validation';
 import { toasts } from '../toasts/toast-store';
-import { failureText } from './ProfileSection';
+import { toastFailure, toastSuccess } from '../toasts/outcome';
 
 /** Security tab: change password (spec 1 §5). */
 export function SecuritySection() {
@@ -35,22 +35,12 @@ export function SecuritySection() {
       saving={change.isPending}
       onSubmit={(body) =>
         change.mutateAsync(body).then(
-          () =>
-            void toasts.show({
-              title: t('requestSuccess', { ns: 'common' }),
-              text: t('passwordChanged'),
-              type: 'success',
-            }),
+          () => void toastSuccess(t('passwordChanged')),
           (error: unknown) => {
             // A wrong current password is said in the person's language; anything else in the server's words.
-            const wrongCurrent = error instanceof ApiError && error.code === 'invalid_credential';
-            toasts.show({
-              title: wrongCurrent ? t('invalidPassword') : t('requestFailed', { ns: 'common' }),
-              text: wrongCurrent
-                ? t('currentPasswordWrong')
-                : failureText(error, t('somethingWentWrong', { ns: 'common' })),
-              type: 'danger',
-            });
+            if (error instanceof ApiError && error.code === 'invalid_credential')
+              toasts.show({ title: t('invalidPassword'), text: t('currentPasswordWrong'), type: 'danger' });
+            else toastFailure(error);
             throw error;
           },
         )

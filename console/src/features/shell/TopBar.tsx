@@ -7,6 +7,7 @@ import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
 import { useAvatar, useFeedback, useLogout, useMe, useSwitchOrganization } from '../../api/queries';
 import type { Me } from '../../api/types';
 import { MOBILE_QUERY } from '../../app/theme';
+import { toastFailure, toastSuccess } from '../toasts/outcome';
 import { toasts } from '../toasts/toast-store';
 import { AccountMenu, type Person } from './AccountMenu';
 import { FeedbackDialog } from './FeedbackDialog';
@@ -73,14 +74,9 @@ export function TopBar() {
       onSuccess: () => {
         done();
         setFeedbackOpen(false);
-        toasts.show({ type: 'success', title: t('common:requestSuccess'), text: t('feedback.sent') });
+        toastSuccess(t('feedback.sent'));
       },
-      onError: () =>
-        toasts.show({
-          type: 'danger',
-          title: t('common:requestFailed'),
-          text: t('common:somethingWentWrong'),
-        }),
+      onError: (error) => toastFailure(error),
     });
 
   const dot = <RealtimeDot status={realtime.status} onReconnect={realtime.reconnect} />;
