@@ -5,6 +5,9 @@ const bool = z
   .transform((v) => v === 'true' || v === '1')
   .optional();
 
+export const BOT_CHECK_PROVIDERS = ['recaptcha', 'hcaptcha', 'turnstile'] as const;
+export type BotCheckProvider = (typeof BOT_CHECK_PROVIDERS)[number];
+
 const envSchema = z.object({
   SANDFLOW_PUBLIC_URL: z.string().url().default('http://localhost:8080'),
   SANDFLOW_JWT_SECRET: z.string().min(32).optional(),
@@ -15,8 +18,9 @@ const envSchema = z.object({
   SANDFLOW_OIDC_ISSUER: z.string().url().optional(),
   SANDFLOW_OIDC_CLIENT_ID: z.string().optional(),
   SANDFLOW_OIDC_CLIENT_SECRET: z.string().optional(),
-  SANDFLOW_BOT_CHECK_PROVIDER: z.enum(['recaptcha', 'hcaptcha', 'turnstile']).optional(),
+  SANDFLOW_BOT_CHECK_PROVIDER: z.enum(BOT_CHECK_PROVIDERS).optional(),
   SANDFLOW_BOT_CHECK_SECRET: z.string().optional(),
+  SANDFLOW_BOT_CHECK_SITE_KEY: z.string().optional(),
   SANDFLOW_SECURE_COOKIES: bool,
 });
 
@@ -34,7 +38,8 @@ export interface ApiConfig {
   smtpUrl: string | undefined;
   mailFrom: string;
   oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
-  botCheck: { provider: 'recaptcha' | 'hcaptcha' | 'turnstile'; secret: string } | undefined;
+  /** Registration's bot check: the secret verifies tokens, the site key is public (the console's widget). */
+  botCheck: { provider: BotCheckProvider; secret: string; siteKey: string } | undefined;
   secureCookies: boolean;
   /** Attempts per window on login and password routes, per account and per address. */
   rateLimit: { windowMs: number; perAccount: number; perAddress: number };
@@ -49,6 +54,12 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  // With a provider and a secret every registration needs a token, which only the widget
+  // drawn with the site key can produce: without one nobody could register.
+  if (e.SANDFLOW_BOT_CHECK_PROVIDER && e.SANDFLOW_BOT_CHECK_SECRET && !e.SANDFLOW_BOT_CHECK_SITE_KEY)
+    throw new Error(
+      'invalid configuration: SANDFLOW_BOT_CHECK_SITE_KEY: required with SANDFLOW_BOT_CHECK_PROVIDER and SANDFLOW_BOT_CHECK_SECRET (the sign-up page shows the bot-check widget with it)',
+    );
   return defaultApiConfig({
     publicUrl: e.SANDFLOW_PUBLIC_URL,
     ...(e.SANDFLOW_JWT_SECRET ? { jwtSecret: e.SANDFLOW_JWT_SECRET } : {}),
@@ -64,8 +75,12 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           }
         : undefined,
     botCheck:
-      e.SANDFLOW_BOT_CHECK_PROVIDER && e.SANDFLOW_BOT_CHECK_SECRET
-        ? { provider: e.SANDFLOW_BOT_CHECK_PROVIDER, secret: e.SANDFLOW_BOT_CHECK_SECRET }
+      e.SANDFLOW_BOT_CHECK_PROVIDER && e.SANDFLOW_BOT_CHECK_SECRET && e.SANDFLOW_BOT_CHECK_SITE_KEY
+        ? {
+            provider: e.SANDFLOW_BOT_CHECK_PROVIDER,
+            secret: e.SANDFLOW_BOT_CHECK_SECRET,
+            siteKey: e.SANDFLOW_BOT_CHECK_SITE_KEY,
+          }
         : undefined,
     secureCookies: e.SANDFLOW_SECURE_COOKIES ?? e.SANDFLOW_PUBLIC_URL.startsWith('https:'),
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { zBool, zInt } from '../http/schemas.js';
+import { BOT_CHECK_PROVIDERS } from '../config.js';
 import type { Services } from '../services/index.js';
 import { productLicense } from '../services/license.js';
 
@@ -13,16 +14,33 @@ const licenseResult = z.object({
   text: z.string().nullable().describe('Full text of the LICENSE file.'),
 });
 
+const publicPreferences = z.object({
+  allow_new_organization: z.boolean(),
+  bot_check: z
+    .object({
+      provider: z.enum(BOT_CHECK_PROVIDERS),
+      site_key: z.string().describe('Public key the sign-up page draws the widget with.'),
+    })
+    .nullable()
+    .describe('The bot-check widget registration needs (POST /user re_captcha_token); null when off.'),
+});
+
 export function illuminaRoutes(services: Services): RouteDefinition[] {
-  const { preferences, events } = services;
+  const { preferences, events, config } = services;
   return [
     route({
       method: 'get',
       path: '/illumina/preferences',
       tag: 'platform',
       summary: 'Public platform preferences for the sign-up page.',
-      async handler() {
-        return { allow_new_organization: await preferences.get('allow_new_organization') };
+      result: publicPreferences,
+      async handler(): Promise<z.output<typeof publicPreferences>> {
+        // The site key only: the secret never leaves the server.
+        const bot = config.botCheck;
+        return {
+          allow_new_organization: await preferences.get('allow_new_organization'),
+          bot_check: bot ? { provider: bot.provider, site_key: bot.siteKey } : null,
+        };
       },
     }),
     route({

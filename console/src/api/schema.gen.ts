@@ -2050,7 +2050,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            allow_new_organization: boolean;
+                            /** @description The bot-check widget registration needs (POST /user re_captcha_token); null when off. */
+                            bot_check: {
+                                /** @enum {string} */
+                                provider: "recaptcha" | "hcaptcha" | "turnstile";
+                                /** @description Public key the sign-up page draws the widget with. */
+                                site_key: string;
+                            } | null;
+                        };
                         status: number;
                     };
                 };

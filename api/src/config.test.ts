@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { loadApiConfig } from './config.js';
+
+describe('loadApiConfig: the bot check', () => {
+  it.each([
+    ['nothing set', {}, undefined],
+    ['a provider alone', { SANDFLOW_BOT_CHECK_PROVIDER: 'turnstile' }, undefined],
+    ['a secret alone', { SANDFLOW_BOT_CHECK_SECRET: 's3cret' }, undefined],
+    ['a site key alone', { SANDFLOW_BOT_CHECK_SITE_KEY: 'site-1' }, undefined],
+    [
+      'provider, secret and site key',
+      {
+        SANDFLOW_BOT_CHECK_PROVIDER: 'hcaptcha',
+        SANDFLOW_BOT_CHECK_SECRET: 's3cret',
+        SANDFLOW_BOT_CHECK_SITE_KEY: 'site-1',
+      },
+      { provider: 'hcaptcha', secret: 's3cret', siteKey: 'site-1' },
+    ],
+  ])('%s → %j', (_what, env, expected) => {
+    expect(loadApiConfig(env).botCheck).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'a provider and a secret without a site key',
+      { SANDFLOW_BOT_CHECK_PROVIDER: 'recaptcha', SANDFLOW_BOT_CHECK_SECRET: 's3cret' },
+      /SANDFLOW_BOT_CHECK_SITE_KEY: required/,
+    ],
+    [
+      'an empty site key',
+      {
+        SANDFLOW_BOT_CHECK_PROVIDER: 'turnstile',
+        SANDFLOW_BOT_CHECK_SECRET: 's3cret',
+        SANDFLOW_BOT_CHECK_SITE_KEY: '',
+      },
+      /SANDFLOW_BOT_CHECK_SITE_KEY: required/,
+    ],
+    [
+      'an unknown provider',
+      {
+        SANDFLOW_BOT_CHECK_PROVIDER: 'friendlycaptcha',
+        SANDFLOW_BOT_CHECK_SECRET: 's3cret',
+        SANDFLOW_BOT_CHECK_SITE_KEY: 'site-1',
+      },
+      /SANDFLOW_BOT_CHECK_PROVIDER/,
+    ],
+  ])('refuses %s, naming the variable', (_what, env, message) => {
+    expect(() => loadApiConfig(env)).toThrow(message);
+  });
+});
