@@ -6,7 +6,16 @@ import {
   type QueryClient,
 } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from './client';
-import type { AuditEvent, Invitation, Me, Notification, Organization, Session } from './types';
+import type {
+  AuditEvent,
+  Invitation,
+  Me,
+  Notification,
+  Organization,
+  OutboxMail,
+  PlatformPreferences,
+  Session,
+} from './types';
 
 /** Structured query keys: one place, so realtime handlers and mutations patch the right entries. */
 export const keys = {
@@ -18,6 +27,7 @@ export const keys = {
   platformPreferences: ['platform', 'preferences'] as const,
   invitation: (token: string) => ['invitation', token] as const,
   avatar: (userId: string) => ['avatar', userId] as const,
+  outbox: (to: string) => ['outbox', to] as const,
 };
 
 /** The signed-in person, or null when nobody is (a 401 is an answer here, not an error). */
@@ -44,11 +54,11 @@ export function useOrganization(enabled = true) {
   });
 }
 
-/** allow_new_organization for the sign-up page (public). */
+/** allow_new_organization and the bot-check widget for the sign-up page (public). */
 export function usePlatformPreferences() {
   return useQuery({
     queryKey: keys.platformPreferences,
-    queryFn: () => unwrap<{ allow_new_organization: boolean }>(api.GET('/illumina/preferences')),
+    queryFn: () => unwrap<PlatformPreferences>(api.GET('/illumina/preferences')),
   });
 }
 
@@ -284,5 +294,13 @@ export function useUploadAvatar(userId: string) {
       client.setQueryData<Me | null>(keys.me, (me) => (me ? { ...me, has_avatar: true } : me));
       return client.invalidateQueries({ queryKey: keys.avatar(userId) });
     },
+  });
+}
+
+/** The mail outbox (super admin only), newest first, optionally for one recipient. */
+export function useOutbox(to: string) {
+  return useQuery({
+    queryKey: keys.outbox(to),
+    queryFn: () => unwrap<OutboxMail[]>(api.GET('/admin/outbox', { params: { query: to ? { to } : {} } })),
   });
 }

@@ -1,6 +1,15 @@
 // The shapes of `result` the console reads (the OpenAPI document types requests; answers
 // are documented as `{ result, status }`).
 
+import type { operations } from './schema.gen';
+
+/** GET /illumina/preferences (public), as api/openapi.yaml documents it. */
+export type PlatformPreferences =
+  operations['getIlluminaPreferences']['responses'][200]['content']['application/json']['result'];
+
+/** The bot-check widget registration needs: its provider and public site key. */
+export type BotCheckConfig = NonNullable<PlatformPreferences['bot_check']>;
+
 export type Role = 'admin' | 'organization_admin' | 'group_admin' | 'user';
 
 export interface Me {
@@ -66,4 +75,12 @@ export interface AuditEvent {
 export interface Invitation {
   organization: string;
   user: string;
+}
+
+export interface OutboxMail {
+  id: number;
+  to: string;
+  subject: string;
+  text: string;
+  created_at: string;
 }

@@ -1,30 +1,8 @@
-// The events log's pure parts: merging pages, the 'Currently' split, grouping by day and
-// the date formats (spec 1 §9: DD/MM/YYYY HH:mm:ss, in the browser's time zone).
+// The events log's pure parts: merging pages, the 'Currently' split, grouping by day.
 import type { AuditEvent } from '../../api/types';
+import { dayKey, formatDate } from '../../lib/datetime';
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const asDate = (value: string | Date) => (value instanceof Date ? value : new Date(value));
-
-/** DD/MM/YYYY */
-export function formatDate(value: string | Date): string {
-  const d = asDate(value);
-  return `${pad(d.getDate())}/${pad(d.getMonth() + 1)}/${d.getFullYear()}`;
-}
-
-/** HH:mm:ss (24 hours) */
-export function formatTime(value: string | Date): string {
-  const d = asDate(value);
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
-
-/** DD/MM/YYYY HH:mm:ss (spec 1 §9). */
-export const formatDateTime = (value: string | Date) => `${formatDate(value)} ${formatTime(value)}`;
-
-/** A local calendar day as YYYY-MM-DD (sorts like the days themselves). */
-export function dayKey(value: string | Date): string {
-  const d = asDate(value);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
+export { dayKey, formatDate, formatDateTime, formatTime } from '../../lib/datetime';
 
 /**
  * The loaded pages (and the latest poll) as one list, newest first, each event once: pages are

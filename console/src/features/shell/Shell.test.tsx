@@ -63,7 +63,7 @@ describe('shell at 1280 px', () => {
   });
 
   it.each<[Role | null, string[] | null]>([
-    ['admin', ['Super settings', 'Organization settings', 'Users settings']],
+    ['admin', ['Super settings', 'Organization settings', 'Users settings', 'Mail outbox']],
     ['organization_admin', ['Organization settings', 'Users settings']],
     ['group_admin', ['Users settings']],
     ['user', null],
@@ -158,6 +158,7 @@ describe('shell at 574 px (mobile layout)', () => {
       ['Super settings', '/settings/admin'],
       ['Organization settings', '/settings/organization'],
       ['Users settings', '/settings/users'],
+      ['Mail outbox', '/outbox'],
       ['View profile', '/profile'],
     ]);
     expect(within(drawer).getByRole('link', { name: 'Session' })).toHaveAttribute('aria-current', 'page');

@@ -4,7 +4,7 @@ import { settingsEntries } from './settings-entries';
 
 describe('settings gear entries', () => {
   it.each<[Role | null, string[]]>([
-    ['admin', ['/settings/admin', '/settings/organization', '/settings/users']],
+    ['admin', ['/settings/admin', '/settings/organization', '/settings/users', '/outbox']],
     ['organization_admin', ['/settings/organization', '/settings/users']],
     ['group_admin', ['/settings/users']],
     ['user', []],
@@ -18,6 +18,7 @@ describe('settings gear entries', () => {
       'superSettings',
       'organizationSettings',
       'usersSettings',
+      'outbox',
     ]);
   });
 });
