@@ -1,5 +1,5 @@
 import { Alert, Box, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import type { Invitation } from '../../api/types';
@@ -35,6 +35,10 @@ export interface SignupFormProps {
   onSubmit: (values: SignupValues) => void;
   /** Drops the invitation of the URL, to found a new organization instead. */
   onDropInvitation: () => void;
+  /** The bot-check widget, when the platform has one (shown above the button). */
+  botCheck?: ReactNode;
+  /** A bot check is configured and not solved yet: nothing can be sent. */
+  awaitingBotCheck?: boolean;
 }
 
 /** Registration (spec 1 §2.4): names, e-mail, passwords, and an invitation or a new organization. */
@@ -66,7 +70,7 @@ export function SignupForm(props: SignupFormProps) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (props.pending) return;
+    if (props.pending || props.awaitingBotCheck) return;
     props.onSubmit({
       first_name: firstName.trim(),
       last_name: lastName.trim(),
@@ -168,12 +172,13 @@ export function SignupForm(props: SignupFormProps) {
             )}
           </Box>
         </Box>
+        {props.botCheck}
         {props.failed && (
           <Alert severity="error" variant="outlined">
             {t('invalidCredential')}
           </Alert>
         )}
-        <SubmitButton pending={props.pending}>
+        <SubmitButton pending={props.pending} disabled={props.pending || props.awaitingBotCheck === true}>
           {tab === 'invitation' ? t('join') : t('register')}
         </SubmitButton>
         <Typography variant="body2" sx={{ textAlign: 'center' }}>

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent, { type UserEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stubApi, type ApiHandler } from '../../test-support/api-stub';
@@ -205,5 +205,141 @@ describe('SignupPage waits', () => {
     await waitFor(() => expect(answer).not.toBe(undefined));
     answer({ status: 200, result: { allow_new_organization: true } });
     expect(await screen.findByRole('button', { name: 'Register' })).toBeInTheDocument();
+  });
+});
+
+describe('SignupPage with a bot check', { timeout: 20_000 }, () => {
+  /** A provider API on its global, as its script would leave it: no script is fetched. */
+  function stubWidget(global: string) {
+    const widget = {
+      params: null as null | Record<string, any>,
+      render: vi.fn((_container: HTMLElement, params: Record<string, any>) => {
+        widget.params = params;
+        return 'widget-1';
+      }),
+      reset: vi.fn(),
+      remove: vi.fn(),
+      /** What the provider calls: a solved challenge, an expired token. */
+      solve: (token: string) => act(() => widget.params!.callback(token)),
+      expire: () => act(() => widget.params!['expired-callback']()),
+    };
+    vi.stubGlobal(global, widget);
+    return widget;
+  }
+
+  const guarded =
+    (provider: string): ApiHandler =>
+    () => ({
+      status: 200,
+      result: { allow_new_organization: true, bot_check: { provider, site_key: 'site-key-1' } },
+    });
+
+  async function fillRegistration() {
+    const user = userEvent.setup();
+    await fillForm(user, {});
+    await fill(user, 'Organization name', 'Hopper Labs');
+    return user;
+  }
+
+  it.each([
+    ['recaptcha', 'grecaptcha'],
+    ['hcaptcha', 'hcaptcha'],
+    ['turnstile', 'turnstile'],
+  ])('%s: the widget on window.%s, drawn with the site key in the dark theme', async (provider, global) => {
+    const widget = stubWidget(global);
+    stubApi({ 'GET /illumina/preferences': guarded(provider) });
+    renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
+    await waitFor(() => expect(widget.render).toHaveBeenCalledTimes(1));
+    expect(widget.params).toMatchObject({ sitekey: 'site-key-1', theme: 'dark' });
+    expect(widget.render.mock.calls[0]![0]).toBeInstanceOf(HTMLElement);
+    expect(document.querySelector('script[src*="render=explicit"]')).toBeNull();
+  });
+
+  it('keeps Register disabled until the challenge is solved, sends the token, and again once it expires', async () => {
+    const widget = stubWidget('turnstile');
+    const calls = stubApi({
+      'GET /illumina/preferences': guarded('turnstile'),
+      'POST /user': () => ({ status: 200, result: true }),
+    });
+    renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
+    await waitFor(() => expect(widget.render).toHaveBeenCalled());
+    const user = await fillRegistration();
+    const register = screen.getByRole('button', { name: 'Register' });
+    expect(register).toBeDisabled();
+    widget.solve('token-1');
+    expect(register).toBeEnabled();
+    widget.expire();
+    expect(register).toBeDisabled();
+    widget.solve('token-2');
+    await user.click(register);
+    await screen.findByText('Registration success. Check your email to confirm');
+    expect(calls.find((c) => c.key === 'POST /user')!.body).toMatchObject({
+      email: 'ada@example.com',
+      organization: 'Hopper Labs',
+      re_captcha_token: 'token-2',
+    });
+  });
+
+  it('starts the widget over after a refused registration: the token was spent', async () => {
+    const widget = stubWidget('turnstile');
+    const calls = stubApi({
+      'GET /illumina/preferences': guarded('turnstile'),
+      'POST /user': () => ({
+        status: 422,
+        code: 'bot_check_failed',
+        error: 're_captcha_token: bot check failed',
+      }),
+    });
+    renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
+    await waitFor(() => expect(widget.render).toHaveBeenCalled());
+    const user = await fillRegistration();
+    widget.solve('token-1');
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+    expect(await screen.findByTestId('toast')).toHaveTextContent('re_captcha_token: bot check failed');
+    expect(widget.reset).toHaveBeenCalledWith('widget-1');
+    expect(screen.getByRole('button', { name: 'Register' })).toBeDisabled();
+    widget.solve('token-2');
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+    await waitFor(() => expect(calls.filter((c) => c.key === 'POST /user')).toHaveLength(2));
+    expect(calls.filter((c) => c.key === 'POST /user').map((c) => (c.body as any).re_captcha_token)).toEqual([
+      'token-1',
+      'token-2',
+    ]);
+  });
+
+  it('keeps the token through a form problem caught before sending', async () => {
+    const widget = stubWidget('turnstile');
+    const calls = stubApi({ 'GET /illumina/preferences': guarded('turnstile') });
+    renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
+    await waitFor(() => expect(widget.render).toHaveBeenCalled());
+    const user = await fillRegistration();
+    await fill(user, 'Confirm password', 'Other-pass-2');
+    widget.solve('token-1');
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+    expect(await screen.findByTestId('toast')).toHaveTextContent("Passwords don't match");
+    expect(widget.reset).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: 'Register' })).toBeEnabled();
+    expect(calls.some((c) => c.key === 'POST /user')).toBe(false);
+  });
+
+  it('draws nothing and loads nothing when bot_check is null, and sends no token', async () => {
+    const widget = stubWidget('turnstile');
+    const calls = stubApi({
+      'GET /illumina/preferences': () => ({
+        status: 200,
+        result: { allow_new_organization: true, bot_check: null },
+      }),
+      'POST /user': () => ({ status: 200, result: true }),
+    });
+    renderPage(<SignupPage />, { url: '/signup', path: '/signup' });
+    const user = userEvent.setup();
+    await screen.findByRole('tab', { name: 'New Organization' });
+    await fillForm(user, {});
+    await fill(user, 'Organization name', 'Hopper Labs');
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+    await screen.findByText('Registration success. Check your email to confirm');
+    expect(widget.render).not.toHaveBeenCalled();
+    expect(document.querySelectorAll('script')).toHaveLength(0);
+    expect(calls.find((c) => c.key === 'POST /user')!.body).not.toHaveProperty('re_captcha_token');
   });
 });

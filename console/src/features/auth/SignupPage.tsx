@@ -1,5 +1,5 @@
 import { Alert, Link, Stack } from '@mui/material';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { usePlatformPreferences, useInvitation, useRegister } from '../../api/queries';
@@ -7,13 +7,13 @@ import { FullPageSpinner } from '../../app/guards';
 import { registrationProblem } from '../../lib/validation';
 import { toasts } from '../toasts/toast-store';
 import { AuthLayout } from './AuthLayout';
+import { BotCheck, type BotCheckHandle } from './BotCheck';
 import { SignupForm, type SignupValues } from './SignupForm';
 
 /**
  * /signup (spec 1 §2.4): reads ?invite= (the invitation code) and ?user= (the e-mail).
- *
- * No bot-check widget: the API checks a bot token only when a provider and secret are
- * configured (api/src/services/bot-check.ts) and publishes no site key to show a widget with.
+ * With a bot check configured (GET /illumina/preferences' bot_check) its widget's token
+ * goes in re_captcha_token; a refused registration spent it, so the widget starts over.
  */
 export default function SignupPage() {
   const { t } = useTranslation('auth');
@@ -23,9 +23,12 @@ export default function SignupPage() {
   const invitation = useInvitation(inviteCode || null);
   const register = useRegister();
   const [done, setDone] = useState(false);
+  const [botToken, setBotToken] = useState<string | null>(null);
+  const botCheckWidget = useRef<BotCheckHandle>(null);
 
   if (preferences.isPending || (inviteCode && invitation.isPending)) return <FullPageSpinner />;
   const invited = inviteCode ? (invitation.data ?? null) : null;
+  const botCheck = preferences.data?.bot_check ?? null;
   const title = invited ? t('joinTitle', { organization: invited.organization }) : t('signupTitle');
 
   if (done)
@@ -57,11 +60,14 @@ export default function SignupPage() {
         password: values.password,
         use_invitation: useInvite,
         ...(useInvite ? { invitation_link: values.tabValue } : { organization: values.tabValue }),
+        ...(botCheck && botToken ? { re_captcha_token: botToken } : {}),
       },
       {
         onSuccess: () => setDone(true),
-        onError: (error) =>
-          toasts.show({ title: t('registrationError'), text: error.message, type: 'danger' }),
+        onError: (error) => {
+          botCheckWidget.current?.reset();
+          toasts.show({ title: t('registrationError'), text: error.message, type: 'danger' });
+        },
       },
     );
   };
@@ -76,6 +82,8 @@ export default function SignupPage() {
         pending={register.isPending}
         failed={register.isError}
         onSubmit={submit}
+        botCheck={botCheck && <BotCheck ref={botCheckWidget} config={botCheck} onToken={setBotToken} />}
+        awaitingBotCheck={botCheck !== null && botToken === null}
         onDropInvitation={() =>
           setParams(
             (current) => {
