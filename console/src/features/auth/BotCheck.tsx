@@ -154,7 +154,10 @@ export function BotCheck({
   return (
     <>
       {/* The widgets' height is held while the script loads, so the form does not jump. */}
-      <Box ref={host} sx={{ display: 'flex', justifyContent: 'center', minHeight: unavailable ? 0 : 65 }} />
+      <Box
+        ref={host}
+        sx={{ display: unavailable ? 'none' : 'flex', justifyContent: 'center', minHeight: 65 }}
+      />
       {unavailable && (
         <Alert severity="error" variant="outlined">
           {t('botCheckUnavailable', { provider: BOT_CHECK_PROVIDERS[provider].name })}
