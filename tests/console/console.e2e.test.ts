@@ -171,10 +171,33 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
     await page.close();
   });
 
+  it('lets the super admin read the mail outbox from the settings gear', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/login`);
+    await page.getByLabel('Email').fill(ADMIN.username);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Login' }).click();
+    await page.waitForURL(/\/dashboard/);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('menuitem', { name: 'Mail outbox' }).click();
+    await page.getByLabel('Filter by recipient').fill(PERSON.email);
+    await page
+      .getByRole('link', { name: /\/verification\// })
+      .first()
+      .waitFor();
+    await shot(page, 'outbox');
+    await context.close();
+  });
+
   it('has a mobile navigation at 574 px, the events log, and logs out', async () => {
     const { page } = await signedIn({ width: 574, height: 900 });
     await page.getByRole('button', { name: 'Open navigation' }).click();
     await page.getByRole('link', { name: 'Sandbox' }).waitFor();
+    // The drawer slides in: take the picture once it has arrived.
+    await page.waitForFunction(
+      `document.querySelector('nav[aria-label="Navigation"]')?.getBoundingClientRect().left >= 0`,
+    );
     await shot(page, 'mobile-navigation');
     await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1280, height: 800 });
