@@ -159,6 +159,7 @@ async function main(): Promise<void> {
   signals.stop = stop;
   if (signals.pending) await stop(signals.pending);
   log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
+  console.log(`Sandflow console: http://127.0.0.1:${port}`);
 }
 
 main().catch((e: unknown) => {
