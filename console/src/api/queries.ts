@@ -222,10 +222,10 @@ export function useChangePassword() {
 
 /** Switching organization re-issues the tokens (cookies); everything cached belongs to the old one. */
 export function useSwitchOrganization() {
-  const client = useQueryClient();
+  // No cache reset here: the caller reloads the page at / (spec 1 §7.1), which starts
+  // from an empty cache; resetting first only flashed a spinner before the reload.
   return useMutation({
     mutationFn: (name: string) => unwrap<Session>(api.POST('/preferences/organization', { body: { name } })),
-    onSuccess: () => client.resetQueries(),
   });
 }
 

@@ -52,7 +52,6 @@ export function TopBar() {
   const active = activeSection(pathname);
   const organizations = me.organizations.map(({ id, name }) => ({ id, name }));
 
-  // mutateAsync, not mutate's callbacks: the switch resets every query, which unmounts this bar.
   const onSwitch = (name: string) =>
     void switchOrganization.mutateAsync(name).then(
       // New tokens carry the new organization: start the console over from / (spec 1 §7.1).
