@@ -13,13 +13,10 @@ import {
   type ObjectCache,
 } from '@kubernetes/client-node';
 import type { Condition } from '@sandflow/crds';
-import https from 'node:https';
+import { keepAliveConfig, statusCode } from '@sandflow/crds/kube-client';
 import type { Logger } from 'pino';
 
-export const statusCode = (e: unknown): number | undefined => {
-  const err = e as { code?: number; statusCode?: number };
-  return typeof err?.code === 'number' ? err.code : err?.statusCode;
-};
+export { keepAliveConfig, statusCode } from '@sandflow/crds/kube-client';
 
 export interface Kind {
   group: string;
@@ -38,32 +35,6 @@ export const KINDS = {
 } satisfies Record<string, Kind>;
 
 const merge = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-/**
- * The KubeConfig for request/response API clients with one keep-alive HTTPS agent: client-node makes a
- * new agent (so a new TCP connection and TLS handshake on both ends) for every call otherwise, which
- * was a large share of the CPU time of a busy runner/operator and of kube-lite. Watches keep their own.
- */
-export function keepAliveConfig(kc: KubeConfig): KubeConfig {
-  type CreateAgent = (
-    cluster: { server?: string; proxyUrl?: string } | undefined,
-    o: https.AgentOptions,
-  ) => unknown;
-  let agent: https.Agent | undefined;
-  const original = (kc as unknown as { createAgent: CreateAgent }).createAgent;
-  const derived = Object.create(kc) as { createAgent: CreateAgent };
-  derived.createAgent = (cluster, options) => {
-    if (!cluster?.server?.startsWith('https:') || cluster.proxyUrl)
-      return original.call(kc, cluster, options);
-    return (agent ??= new https.Agent({
-      ...options,
-      keepAlive: true,
-      keepAliveMsecs: 1000,
-      scheduling: 'lifo',
-    }));
-  };
-  return derived as unknown as KubeConfig;
-}
 
 export class Kube {
   readonly custom: CustomObjectsApi;
