@@ -2,6 +2,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import { errorResponder, unknownRoute } from './http/respond.js';
 import { mountRoutes } from './http/route.js';
+import { ApiMetrics } from './metrics.js';
 import { allRoutes } from './routes/index.js';
 import { servicesFor, type ApiDeps } from './services/index.js';
 
@@ -12,7 +13,7 @@ export const API_BASE = '/api/v0';
  * under another app; call `attachRealtime(server, deps)` with the same deps for the
  * websocket.
  */
-export function createApp(deps: ApiDeps): Express {
+export function createApp(deps: ApiDeps, metrics = new ApiMetrics()): Express {
   const services = servicesFor(deps);
   void services.bus.listen(); // other API processes on the same PostgreSQL (errors are logged)
   const app = express();
@@ -20,11 +21,13 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'extended');
 
   const api = express.Router();
+  api.use(metrics.observe(API_BASE));
   api.use(cookieParser());
   mountRoutes(api, allRoutes(services), services);
   api.use(unknownRoute);
   api.use(errorResponder(deps.logger));
 
   app.use(API_BASE, api);
+  app.get('/metrics', metrics.serve); // at the root, like /healthz and /readyz
   return app;
 }

@@ -1,4 +1,5 @@
 export { createApp, API_BASE } from './app.js';
+export { ApiMetrics, type ApiMetricsOptions } from './metrics.js';
 export { attachRealtime, REALTIME_PATH, ACK } from './realtime.js';
 export { migrateApi, rollbackApi, API_MIGRATIONS_TABLE } from './migrate.js';
 export { loadApiConfig, defaultApiConfig, type ApiConfig } from './config.js';

@@ -12,6 +12,7 @@ import { startKubeLite, type KubeLite } from './kube-lite/index.js';
 import { startRunner, type Runner } from './runner/index.js';
 import { startOperator } from '@sandflow/operator';
 import {
+  ApiMetrics,
   attachRealtime,
   closeServices,
   createApp,
@@ -122,11 +123,9 @@ async function main(): Promise<void> {
         .send(`not ready: ${(e as Error).message}`);
     }
   });
-  // The operator's Prometheus metrics (on a cluster it serves them on its own port).
-  app.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(operator.metrics.render());
-  });
-  app.use(createApp(apiDeps));
+  // One registry for the process: the API's metrics join the operator's (which has the process
+  // metrics), and the API app serves them all at /metrics.
+  app.use(createApp(apiDeps, new ApiMetrics({ registry: operator.metrics.registry })));
   // The console's built files (`npm start` builds them first when stale).
   app.use(consoleAssets(config.consoleDir ?? path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);

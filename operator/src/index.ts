@@ -115,7 +115,13 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
   if (options.metricsPort !== undefined) {
     server = http.createServer((req, res) => {
       if (req.url === '/metrics') {
-        res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' }).end(metrics.render());
+        metrics.render().then(
+          (text) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(text),
+          (e: unknown) => {
+            log.warn({ err: e }, 'metrics could not be collected');
+            res.writeHead(500).end();
+          },
+        );
       } else if (req.url === '/healthz') res.writeHead(200).end('ok');
       else res.writeHead(404).end();
     });

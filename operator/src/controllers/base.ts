@@ -39,7 +39,7 @@ export class Controller {
       this.metrics.errors.inc({ controller: this.name });
       this.log.warn({ err: e, controller: this.name, key, retryInMs: delay }, 'reconcile failed; requeued');
     } finally {
-      this.metrics.duration.inc({ controller: this.name }, (performance.now() - t0) / 1000);
+      this.metrics.duration.observe({ controller: this.name }, (performance.now() - t0) / 1000);
       this.metrics.queueDepth.set({ controller: this.name }, this.queue.depth);
     }
   }

@@ -1,71 +1,68 @@
-// Prometheus text exposition without a client library (prom-client is not a dependency): counters
-// and gauges with labels, rendered on GET /metrics.
-type Labels = Record<string, string>;
+// The operator's Prometheus metrics (prom-client). Each operator owns a Registry rather than using
+// prom-client's global one: tests start several operators in one process, and the all-in-one
+// process registers the API's metrics into the operator's registry to serve both on one /metrics.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-class Family {
-  readonly values = new Map<string, { labels: Labels; value: number }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: 'counter' | 'gauge',
-  ) {}
-  private entry(labels: Labels) {
-    const key = JSON.stringify(Object.entries(labels).sort());
-    let e = this.values.get(key);
-    if (!e) this.values.set(key, (e = { labels, value: 0 }));
-    return e;
-  }
-  inc(labels: Labels = {}, by = 1) {
-    this.entry(labels).value += by;
-  }
-  set(labels: Labels, value: number) {
-    this.entry(labels).value = value;
-  }
-  reset() {
-    this.values.clear();
-  }
-  render(): string {
-    const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
-    for (const { labels, value } of this.values.values()) {
-      const l = Object.entries(labels).map(([k, v]) => `${k}="${esc(v)}"`);
-      lines.push(`${this.name}${l.length ? `{${l.join(',')}}` : ''} ${value}`);
-    }
-    return lines.join('\n');
-  }
+/** Reconciles span a cache read (sub-millisecond) to a compile and several writes (seconds). */
+const RECONCILE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface MetricsOptions {
+  /**
+   * Also collect the process metrics (memory, CPU, event-loop lag, GC). On by default; each call
+   * starts an event-loop monitor and a GC observer, so a process should do it once.
+   */
+  processMetrics?: boolean;
 }
 
 export class Metrics {
-  readonly reconciles = new Family(
-    'sandflow_operator_reconciles_total',
-    'Reconciles by controller and result.',
-    'counter',
-  );
-  readonly errors = new Family(
-    'sandflow_operator_reconcile_errors_total',
-    'Failed reconciles by controller.',
-    'counter',
-  );
-  readonly queueDepth = new Family(
-    'sandflow_operator_queue_depth',
-    'Keys waiting in the work queue by controller.',
-    'gauge',
-  );
-  readonly runPhases = new Family('sandflow_runs', 'Runs by phase.', 'gauge');
-  readonly leader = new Family('sandflow_operator_leader', '1 when this replica holds the lease.', 'gauge');
-  readonly duration = new Family(
-    'sandflow_operator_reconcile_seconds_sum',
-    'Total reconcile time by controller.',
-    'counter',
-  );
+  readonly registry = new Registry();
+  readonly reconciles = new Counter({
+    name: 'sandflow_operator_reconciles_total',
+    help: 'Reconciles by controller and result (success or error).',
+    labelNames: ['controller', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly errors = new Counter({
+    name: 'sandflow_operator_reconcile_errors_total',
+    help: 'Failed reconciles by controller.',
+    labelNames: ['controller'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'sandflow_operator_reconcile_duration_seconds',
+    help: 'Time spent in one reconcile, by controller.',
+    labelNames: ['controller'] as const,
+    buckets: RECONCILE_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'sandflow_operator_queue_depth',
+    help: 'Keys waiting in the work queue, by controller.',
+    labelNames: ['controller'] as const,
+    registers: [this.registry],
+  });
+  readonly runPhases = new Gauge({
+    name: 'sandflow_runs',
+    help: 'Runs in the informer cache, by phase.',
+    labelNames: ['phase'] as const,
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'sandflow_operator_leader',
+    help: '1 when this replica holds the lease.',
+    registers: [this.registry],
+  });
 
-  render(): string {
-    const mem = process.memoryUsage();
-    return (
-      [this.reconciles, this.errors, this.queueDepth, this.runPhases, this.leader, this.duration]
-        .map((f) => f.render())
-        .join('\n') +
-      `\n# HELP process_resident_memory_bytes Resident memory size in bytes.\n# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes ${mem.rss}\n`
-    );
+  constructor(options: MetricsOptions = {}) {
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition of everything in the registry. */
+  render(): Promise<string> {
+    return this.registry.metrics();
   }
 }
