@@ -5,7 +5,7 @@ import { StatusError, badRequest, invalid, staleResourceVersion } from './errors
 import { unknownMetadataFields, validateMetadata } from './metadata.js';
 import { updateManagedFields } from './patch/index.js';
 import type { ResourceInfo } from './registry.js';
-import { applyDefaults, prune, validate } from './schema/index.js';
+import { applyDefaults, prune, schemaHasRules, validate, validateRules } from './schema/index.js';
 import type { FieldError, JSONSchemaProps, KubeObject } from './types.js';
 import { deepEqual, isPlainObject, nowIso, randomSuffix } from './util.js';
 
@@ -64,15 +64,53 @@ function pruneUnknown(r: ResourceInfo, version: string, obj: KubeObject, ctx: Wr
   if (ctx.fieldValidation === 'Warn') ctx.warnings.push(...msgs);
 }
 
-function validateObject(r: ResourceInfo, version: string, obj: KubeObject): void {
+function validateObject(
+  r: ResourceInfo,
+  version: string,
+  obj: KubeObject,
+  ctx: WriteContext,
+  old?: KubeObject,
+): void {
   const errors: FieldError[] = validateMetadata(obj.metadata, r.kind === 'Namespace' ? 'label' : 'subdomain');
   const schema = schemaFor(r, version);
   if (schema && r.custom) {
     applyDefaults(schema, obj);
     errors.push(...validate(schema, obj));
+    errors.push(...ruleErrors(schema, obj, old, errors, ctx));
   }
   if (r.kind === 'CustomResourceDefinition' && !r.custom) errors.push(...validateCrd(obj));
   if (errors.length) throw invalid(r.kind, r.group, obj.metadata.name ?? '', errors);
+}
+
+/** apiextensions' hasBlockingErr: these schema errors keep the CEL rules from running. */
+const BLOCKING = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
+
+function ruleErrors(
+  schema: JSONSchemaProps,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  schemaErrors: FieldError[],
+  ctx: WriteContext,
+): FieldError[] {
+  if (!schemaHasRules(schema)) return [];
+  if (schemaErrors.some((e) => BLOCKING.has(e.reason)))
+    return [
+      {
+        reason: 'FieldValueInvalid',
+        field: '<nil>',
+        message:
+          'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      },
+    ];
+  const outcome = validateRules(schema, obj, old);
+  ctx.warnings.push(...outcome.warnings);
+  return outcome.errors;
 }
 
 /** Secret.stringData is write-only: it lands base64-encoded in data. */
@@ -126,7 +164,7 @@ export function admitCreate(
     obj.spec = { finalizers: ['kubernetes'] };
     obj.status = { phase: 'Active' };
   }
-  validateObject(r, version, obj);
+  validateObject(r, version, obj, ctx);
   meta.uid = randomUUID();
   meta.creationTimestamp = nowIso();
   delete meta.deletionTimestamp;
@@ -208,7 +246,7 @@ export function admitUpdate(
   }
   if (meta.generateName === undefined && old.metadata.generateName)
     meta.generateName = old.metadata.generateName;
-  validateObject(r, version, next);
+  validateObject(r, version, next, ctx, old);
   if (r.tracksGeneration) {
     const changed =
       subresource !== 'status' && !deepEqual(specOf(old), { ...specOf(next), apiVersion: old.apiVersion });

@@ -1,4 +1,4 @@
-import { validateStructural } from './schema/index.js';
+import { checkSchemaRules, validateStructural } from './schema/index.js';
 import type { FieldError, KubeObject } from './types.js';
 import { isPlainObject, nowIso } from './util.js';
 
@@ -52,7 +52,9 @@ export function validateCrd(crd: KubeObject): FieldError[] {
     const schema = (v.schema as { openAPIV3Schema?: unknown } | undefined)?.openAPIV3Schema;
     if (!isPlainObject(schema)) errors.push(req(`spec.versions[${i}].schema.openAPIV3Schema`));
     else {
-      errors.push(...validateStructural(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+      const at = `spec.versions[${i}].schema.openAPIV3Schema`;
+      errors.push(...validateStructural(schema, at));
+      errors.push(...checkSchemaRules(schema, at));
     }
   });
   return errors;

@@ -78,6 +78,17 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** apiextensions.k8s.io/v1 ValidationRule: one CEL rule of `x-kubernetes-validations`. */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }
 
 /** One cause of a 422 Invalid, as metav1.StatusCause. */

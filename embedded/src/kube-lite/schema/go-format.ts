@@ -43,9 +43,15 @@ export function sortedJson(value: unknown): string {
  * `null`, anything else as JSON.
  */
 export function badValue(value: unknown): string {
+  if (value instanceof GoValue) return value.text;
   if (typeof value === 'number') return goNumber(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'string') return goQuote(value);
   if (value === null || value === undefined) return 'null';
   return sortedJson(value);
+}
+
+/** A bad value kube-apiserver prints with Go's %#v (a struct), carried as its printed form. */
+export class GoValue {
+  constructor(readonly text: string) {}
 }
