@@ -151,6 +151,21 @@ const SHAPES: Record<string, { spec: Omit<WorkflowSpec, 'name'>; cof?: string[] 
       ],
     },
   },
+  'switch fail output joined with a node skipped after the failure': {
+    // b is Omitted when a failed (skipped, so c is too) or when s0 did not take a (ignored)
+    spec: {
+      nodes: nodes('x', 'a', 'b', 'c'),
+      switches: [{ id: 's0' }, { id: 's1' }],
+      edges: [
+        { from: 'x', to: 's0' },
+        { from: 's0', to: 'a', switchCondition: 'success' },
+        { from: 'a', to: 's1' },
+        { from: 's1', to: 'c', switchCondition: 'fail' },
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'c' },
+      ],
+    },
+  },
   'continue on fail in the middle': {
     spec: {
       nodes: nodes('a', 'b', 'c'),
@@ -217,17 +232,36 @@ describe('compiler: constructs', () => {
     }
   });
 
-  it('maps edges to depends, switches to results, continueOnFail to continueOn, one leaf sf-end', () => {
+  it('maps edges to depends, switches to results, continueOnFail into the successors, one leaf sf-end', () => {
     const tasks = dagOf(compile(SHAPES['switch with a join']!.spec, { continueOnFail: ['ko'] }));
     const t = Object.fromEntries(tasks.map((x) => [x.name, x]));
     expect(t['sb-a']!.depends).toBeUndefined();
     expect(t['sb-ok']!.depends).toBe('sb-a.Succeeded');
     expect(t['sb-ko']!.depends).toBe('(sb-a.Failed || sb-a.Errored)');
-    expect(t['sb-ko']!.continueOn).toEqual({ failed: true, error: true });
-    expect(t['sb-join']!.depends).toContain('sb-ok.Omitted');
-    expect(t[END_TASK]!.depends).toContain('sb-join');
+    // Argo's CRDs refuse continueOn beside depends: the successors accept the failure instead
+    for (const x of tasks) expect(x.continueOn).toBeUndefined();
+    expect(t['sb-join']!.depends).toBe(
+      '(sb-ok.Succeeded || (sb-ok.Omitted && (!sb-a.Succeeded))) && ' +
+        '(sb-ko.Succeeded || sb-ko.Failed || sb-ko.Errored || (sb-ko.Omitted && (!(sb-a.Failed || sb-a.Errored)))) && ' +
+        '(sb-ok.Succeeded || sb-ko.Succeeded || sb-ko.Failed || sb-ko.Errored)',
+    );
+    expect(t[END_TASK]!.depends).toContain(
+      '(sb-ko.Succeeded || sb-ko.Failed || sb-ko.Errored || sb-ko.Omitted',
+    );
     const argo = compile(SHAPES['switch with a join']!.spec);
     expect(argo.spec.templates!.find((x) => x.name === 'main')!.dag!.failFast).toBe(false);
+  });
+
+  it('tells a branch not taken from a node skipped after a failure, from the switch inputs above', () => {
+    const t = Object.fromEntries(
+      dagOf(compile(SHAPES['switch fail output joined with a node skipped after the failure']!.spec)).map(
+        (x) => [x.name, x.depends],
+      ),
+    );
+    // b hangs from a, which hangs from s0's success output: b is a branch not taken iff x did not succeed
+    expect(t['sb-c']).toBe(
+      '(sb-a.Failed || sb-a.Errored) && (sb-b.Succeeded || (sb-b.Omitted && (!sb-x.Succeeded)))',
+    );
   });
 
   it('fans out with withParam over the split of the upstream file, or over instanceNumber copies', () => {

@@ -1,9 +1,16 @@
 // Workflow + Session + Sandboxes → Argo Workflow (and CronWorkflows for periodic schedules).
 //
-// Mapping (ARCHITECTURE.md): node → DAG task with a container template; edge → `depends`; switch
-// output success/fail → `X.Succeeded` / `X.Failed || X.Errored`; continueOnFail → `continueOn`;
-// multi edge → fan-out with `withParam`; attempts → retryStrategy.limit; files flow through a per-run
-// volume mounted at /sandflow.
+// Mapping (ARCHITECTURE.md): node → DAG task with a container template; edge → `depends` (Argo's
+// enhanced depends logic); switch output success/fail → `X.Succeeded` / `(X.Failed || X.Errored)`;
+// continueOnFail → the successors also accept `X.Failed || X.Errored` (Argo's CRDs refuse
+// `continueOn` beside `depends`, so none is emitted); multi edge → fan-out with `withParam`;
+// attempts → retryStrategy.limit; files flow through a per-run volume mounted at /sandflow.
+//
+// Branch not taken vs skipped. Argo marks Omitted both a node on a switch branch not taken (the
+// product ignores it: a join below runs on its other parents) and a node whose parent failed
+// unhandled (the product skips its successors too). A successor therefore accepts an Omitted parent
+// only together with an expression over the switch inputs above that parent saying its branch was
+// not taken (`(P.Omitted && !I.Succeeded)`, see branchNotTaken).
 //
 // Final phase. Argo derives a DAG's phase from its leaf tasks, and an Omitted leaf inherits the phase
 // of the branch above it (Failed wins). A not-taken switch branch or a failure the product tolerates
@@ -12,7 +19,7 @@
 // with an expression that is true exactly when the product outcome is COMPLETED:
 //   - a task whose failure is handled (continueOnFail, or input of a switch with a fail output)
 //     may end in any state;
-//   - any other task must have Succeeded, or been Omitted/Skipped (branch not taken).
+//   - any other task must have Succeeded, or been Omitted/Skipped (branch not taken or skipped).
 // When it holds, sf-end runs and succeeds → Workflow Succeeded. When it does not, some task failed
 // unhandled, sf-end is Omitted and, being a direct child of that task, inherits Failed → Workflow
 // Failed. The DAG uses failFast: false so the fail branch of a switch is still scheduled.
@@ -135,6 +142,44 @@ export function runLabels(input: Pick<CompileInput, 'workflow' | 'session' | 'ru
 const ANY_END = ['Succeeded', 'Failed', 'Errored', 'Omitted', 'Skipped'];
 const or = (task: string, results: string[]) => `(${results.map((r) => `${task}.${r}`).join(' || ')})`;
 
+/**
+ * Omitted is ambiguous in Argo: "branch not taken" (ignored by the successors) or "skipped after an
+ * unhandled failure" (skips them too). For each node that can be a branch not taken — one with a
+ * switch output into it, or whose ordinary parents all can be — an expression over the switch inputs
+ * above it that holds exactly when it is: a node with switch outputs into it when one of their
+ * conditions fails; any other when every such node it hangs from is not taken.
+ */
+function branchNotTaken(
+  graph: { nodeById: Map<string, WorkflowNode> },
+  deps: Map<string, Dependency[]>,
+  order: string[],
+): Map<string, string> {
+  const frontier = new Map<string, Set<string>>();
+  for (const id of order) {
+    const list = deps.get(id);
+    if (!list) continue;
+    const ordinary = list.filter((d) => d.kind === 'single' || d.kind === 'multi');
+    if (list.some((d) => d.kind === 'switch')) frontier.set(id, new Set([id]));
+    else if (ordinary.length > 0 && ordinary.every((d) => frontier.has(d.from)))
+      frontier.set(id, new Set(ordinary.flatMap((d) => [...frontier.get(d.from)!])));
+  }
+  const conditionFails = (id: string) =>
+    deps
+      .get(id)!
+      .flatMap((d) => {
+        if (d.kind !== 'switch') return [];
+        const input = taskName(graph.nodeById.get(d.from)!);
+        return [d.when === 'success' ? `!${input}.Succeeded` : `!${or(input, ['Failed', 'Errored'])}`];
+      })
+      .join(' || ');
+  const notTaken = new Map<string, string>();
+  for (const [id, above] of frontier) {
+    const terms = [...above].map((y) => `(${conditionFails(y)})`);
+    notTaken.set(id, terms.length === 1 ? terms[0]! : `(${terms.join(' && ')})`);
+  }
+  return notTaken;
+}
+
 /** Compiles the Argo WorkflowSpec shared by the Workflow of a run and the CronWorkflows of a session. */
 export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
   const { workflow, session, options = {} } = input;
@@ -154,19 +199,13 @@ export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
   const attempts = session.spec.attempts ?? DEFAULTS.attempts;
   const labels = runLabels(input);
 
-  // A node is "optional" when it may be legitimately Omitted: it sits below a switch output.
-  const optional = new Set<string>();
   // A node's failure is "handled" when it continues on fail or feeds a switch with a fail output.
   const handled = new Set<string>();
   for (const n of graph.nodes) if (n.continueOnFail) handled.add(n.id);
-  for (const id of order) {
-    for (const d of deps.get(id)!) {
-      if (d.kind === 'switch') {
-        optional.add(id);
-        if (d.when === 'fail') handled.add(d.from);
-      } else if (d.kind !== 'start' && optional.has(d.from)) optional.add(id);
-    }
-  }
+  for (const list of deps.values())
+    for (const d of list) if (d.kind === 'switch' && d.when === 'fail') handled.add(d.from);
+
+  const notTaken = branchNotTaken(graph, deps, order);
 
   const fanOut = new Map<string, NormalizedEdge>();
   for (const [id, list] of deps) for (const d of list) if (d.kind === 'multi') fanOut.set(id, d.edge);
@@ -226,10 +265,13 @@ export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
         endTerms.push(or(depTask, ['Succeeded', 'Omitted', 'Skipped']));
         ok = ['Succeeded'];
       }
-      if (optional.has(from.id)) {
-        // Omitted means "branch not taken"; ask the parent itself, because a split helper
-        // is Omitted also when the parent ran and failed.
-        terms.push(`(${[...ok.map((r) => `${depTask}.${r}`), `${fromTask}.Omitted`].join(' || ')})`);
+      const branch = notTaken.get(from.id);
+      if (branch) {
+        // The parent's branch not taken is ignored; asked of the parent itself, because a split
+        // helper is Omitted also when the parent ran and failed.
+        terms.push(
+          `(${[...ok.map((r) => `${depTask}.${r}`), `(${fromTask}.Omitted && ${branch})`].join(' || ')})`,
+        );
         guard.push(...ok.map((r) => `${depTask}.${r}`));
       } else {
         anyRequired = true;
@@ -241,7 +283,6 @@ export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
 
     const task: IDAGTask = { name, template: name };
     if (terms.length > 0) task.depends = terms.join(' && ');
-    if (node.continueOnFail) task.continueOn = { failed: true, error: true };
     if (multi) {
       task.withParam = multi.instanceInput
         ? `{{tasks.${splitTaskName(node)}.outputs.result}}`

@@ -1,6 +1,7 @@
-// Test support: executes a compiled DAG the way the Argo controller decides it — `depends`
+// Test support: executes a compiled DAG the way the Argo controller (v4.1) decides it — `depends`
 // expressions over task results, Omitted tasks, and the final phase from the leaf (target) tasks
-// with Omitted targets inheriting their branch phase (Failed/Error preferred), as in
+// with Omitted and Skipped targets inheriting their branch phase (Failed/Error preferred; a node
+// sets the branch phase only when it Completed: Succeeded, Failed or Error), as in
 // workflow/controller/dag.go assessDAGPhase. Pods are replaced by a given outcome per task.
 import type { IDAGTask } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/DAGTask';
 
@@ -119,7 +120,7 @@ export function runDag(
     if (seen.has(key)) continue;
     seen.add(key);
     const own = phases.get(name)!;
-    const branch: Phase = own === 'Omitted' ? inherited : own;
+    const branch: Phase = own === 'Omitted' || own === 'Skipped' ? inherited : own;
     if (targetPhase.has(name) && !failedOrError(targetPhase.get(name))) targetPhase.set(name, branch);
     for (const c of children.get(name)!) queue.push([c, branch]);
   }
