@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import knexFactory from 'knex';
 import pino from 'pino';
 import { defaultApiConfig } from './config.js';
+import type { RouteDefinition } from './http/route.js';
 import { OPENAPI_PATH, buildOpenApi, renderOpenApi } from './openapi.js';
 import { allRoutes } from './routes/index.js';
 import { servicesFor } from './services/index.js';
 
-export function generatedOpenApi(): string {
-  // Building the routes touches no database: knex connects lazily.
+/** Every route definition, for reading their schemas (building them touches no database: knex connects lazily). */
+export function routeDefinitions(): RouteDefinition[] {
   const db = knexFactory({ client: 'pg' });
   const services = servicesFor({
     db,
@@ -18,7 +19,11 @@ export function generatedOpenApi(): string {
     mailer: { send: async () => {} },
     config: defaultApiConfig(),
   });
-  return renderOpenApi(buildOpenApi(allRoutes(services)));
+  return allRoutes(services);
+}
+
+export function generatedOpenApi(): string {
+  return renderOpenApi(buildOpenApi(routeDefinitions()));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

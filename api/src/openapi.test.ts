@@ -14,13 +14,14 @@ interface Layer {
 /** Every METHOD path that Express actually serves under /api/v0. */
 function mountedRoutes(app: ReturnType<typeof createApp>): string[] {
   const found: string[] = [];
-  const walk = (stack: Layer[]) => {
+  // Routes of the app itself (/metrics) sit outside /api/v0 and its document.
+  const walk = (stack: Layer[], nested = false) => {
     for (const layer of stack) {
-      if (layer.route) {
+      if (layer.route && nested) {
         for (const method of Object.keys(layer.route.methods))
           found.push(`${method.toUpperCase()} ${openApiPath(layer.route.path)}`);
       } else if (layer.handle?.stack) {
-        walk(layer.handle.stack);
+        walk(layer.handle.stack, true);
       }
     }
   };

@@ -3,11 +3,11 @@ import { clearSessionCookies, setSessionCookies } from '../http/cookies.js';
 import { unauthorized } from '../http/errors.js';
 import { credentialLimiters } from '../http/rate-limit.js';
 import { REFRESH_COOKIE, route, type RouteDefinition } from '../http/route.js';
-import { tokenParams, zBool, zEmail, zName } from '../http/schemas.js';
+import { tokenParams, zBool, zEmail, zName, zText } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 import { checkBot } from '../services/bot-check.js';
 
-const password = z.string().min(1, 'Required').max(256, 'at most 256 characters');
+const password = zText(256, { min: 1, minMessage: 'Required', trim: false });
 
 /** Only same-site paths are honoured as the back URL, so a link cannot bounce a session elsewhere. */
 function safeBackUrl(header: string | undefined): string {
@@ -26,9 +26,9 @@ export function authRoutes(services: Services): RouteDefinition[] {
         'Sign in; tokens in httpOnly cookies and in the body. The back URL comes in the X-Back-Url header.',
       limiters,
       body: z.object({
-        username: z.string().trim().min(1, 'Required').max(254),
+        username: zText(254, { min: 1, minMessage: 'Required' }),
         password,
-        invitation_link: z.string().max(200).optional(),
+        invitation_link: zText(200).optional(),
       }),
       async handler({ req, res, body }) {
         const session = await accounts.login(body.username, body.password, body.invitation_link || undefined);
@@ -126,9 +126,9 @@ export function authRoutes(services: Services): RouteDefinition[] {
         email: zEmail,
         password,
         use_invitation: zBool.default(false),
-        organization: z.string().trim().max(100).optional(),
-        invitation_link: z.string().trim().max(200).optional(),
-        re_captcha_token: z.string().max(4096).optional(),
+        organization: zText(100).optional(),
+        invitation_link: zText(200).optional(),
+        re_captcha_token: zText(4096).optional(),
       }),
       async handler({ req, body }) {
         await checkBot(config, body.re_captcha_token, req.ip);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
-import { zBool, zInt } from '../http/schemas.js';
+import { zBool, zInt, zText } from '../http/schemas.js';
 import { BOT_CHECK_PROVIDERS } from '../config.js';
 import type { Services } from '../services/index.js';
 import { productLicense } from '../services/license.js';
@@ -83,7 +83,7 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
         allow_new_organization: zBool.optional(),
         disable_provisioning: zBool.optional(),
         registry: z
-          .object({ url: z.string().max(500), username: z.string().max(200), password: z.string().max(500) })
+          .object({ url: zText(500), username: zText(200), password: zText(500, { trim: false }) })
           .partial()
           .strict()
           .optional(),

@@ -4,14 +4,14 @@ import { setSessionCookies } from '../http/cookies.js';
 import type { Caller } from '../http/caller.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
-import { zBool, zName } from '../http/schemas.js';
+import { zBool, zName, zText } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 
 export const AVATAR_MAX_BYTES = 512 * 1024;
 const AVATAR_TYPES = new Set(['image/png', 'image/jpeg']);
 
 const userParams = z.object({ user: z.uuid('must be a uuid') }).strict();
-const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
+const color = zText(7).regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
 
 export function meRoutes(services: Services): RouteDefinition[] {
   const { db, accounts, organizations, groups, notifications, config, events } = services;
@@ -31,7 +31,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary:
         'The signed-in person: organizations, role, groups, uid, preferences. ?invite= accepts an invitation first.',
-      query: z.object({ invite: z.string().max(200).optional() }),
+      query: z.object({ invite: zText(200).optional() }),
       async handler({ caller, query }) {
         if (query.invite)
           await services.members.acceptInvitation(caller!, query.invite).catch(() => undefined);
@@ -104,7 +104,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/tags',
       tag: 'me',
       summary: 'Add a tag; colour and label must be unused by the other tags.',
-      body: z.object({ color, label: z.string().trim().min(1, 'Enter a valid tag label').max(50) }),
+      body: z.object({ color, label: zText(50, { min: 1, minMessage: 'Enter a valid tag label' }) }),
       async handler({ caller, body }) {
         const clash = await db('tags')
           .where({ user_id: caller!.userId })
@@ -137,9 +137,9 @@ export function meRoutes(services: Services): RouteDefinition[] {
           .array(
             z
               .object({
-                name: z.string().max(100).optional(),
-                email: z.string().max(254).optional(),
-                phone: z.string().max(50).optional(),
+                name: zText(100).optional(),
+                email: zText(254).optional(),
+                phone: zText(50).optional(),
               })
               .strict(),
           )
@@ -177,8 +177,8 @@ export function meRoutes(services: Services): RouteDefinition[] {
       bodyLimit: '1mb',
       rawTypes: ['image/*', 'application/octet-stream'],
       body: z.object({
-        file_name: z.string().max(255).optional(),
-        file_body: z.string().min(1, 'Required').max(1_000_000),
+        file_name: zText(255).optional(),
+        file_body: zText(1_000_000, { min: 1, minMessage: 'Required' }),
       }),
       async handler({ params, body, caller }) {
         const bytes = Buffer.isBuffer(body)
@@ -207,8 +207,8 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary: 'Send feedback.',
       body: z.object({
-        subject: z.string().trim().min(1, 'Required').max(200),
-        content: z.string().trim().min(1, 'Required').max(10_000),
+        subject: zText(200, { min: 1, minMessage: 'Required' }),
+        content: zText(10_000, { min: 1, minMessage: 'Required' }),
       }),
       async handler({ caller, body }) {
         await db('feedback').insert({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { setSessionCookies } from '../http/cookies.js';
 import { HttpError, unauthorized } from '../http/errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
+import { zText } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 
 const FLOW_COOKIE = 'sf_oidc';
@@ -70,7 +71,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary: 'The identity provider returns here; signs in and redirects to the console.',
       query: z
-        .object({ code: z.string().max(2000).optional(), state: z.string().max(500).optional() })
+        .object({ code: zText(2000).optional(), state: zText(500).optional() })
         .loose(),
       async handler({ req, res }) {
         const configuration = await provider();

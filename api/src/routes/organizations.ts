@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
-import { idParams, zBool, zName, zResources, zStringList, zUuid } from '../http/schemas.js';
+import { idParams, zBool, zName, zResources, zStringList, zText, zUuid } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 import { normalizeMountPoints } from '../services/organizations.js';
 
@@ -50,7 +50,7 @@ const organizationUpdate = z
 
 export function organizationRoutes(services: Services): RouteDefinition[] {
   const { organizations } = services;
-  const clusterParams = z.object({ id: zUuid, clusterId: z.string().trim().min(1).max(100) }).strict();
+  const clusterParams = z.object({ id: zUuid, clusterId: zText(100, { min: 1 }) }).strict();
   return [
     route({
       method: 'get',
@@ -150,9 +150,9 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
         registry: z
           .object({
             use_custom: zBool,
-            url: z.string().max(500).optional(),
-            username: z.string().max(200).optional(),
-            password: z.string().max(500).optional(),
+            url: zText(500).optional(),
+            username: zText(200).optional(),
+            password: zText(500, { trim: false }).optional(),
           })
           .strict(),
       }),
@@ -173,7 +173,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       params: idParams,
       body: z.object({
         id: zUuid.optional(),
-        mount_points: z.array(z.string().max(500)).max(100).default([]),
+        mount_points: z.array(zText(500)).max(100).default([]),
         safe_mount: zBool,
       }),
       async handler({ caller, params, body }) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
+import { zText } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
 
 /**
@@ -16,7 +17,7 @@ export function outboxRoutes(services: Services): RouteDefinition[] {
       summary:
         'Mails kept in the outbox when no SMTP server is configured, newest first (?to= filters by recipient).',
       query: z.object({
-        to: z.string().trim().max(254).optional(),
+        to: zText(254).optional(),
         limit: z.coerce.number().int('must be an integer').min(1).max(200).default(50),
       }),
       async handler({ query }) {
