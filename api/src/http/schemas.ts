@@ -60,9 +60,7 @@ export const zUuid = z.uuid('must be a uuid');
 
 export const zName = zText(100, { min: 1, minMessage: 'must not be empty' });
 
-export const zEmail = zText(254)
-  .toLowerCase()
-  .pipe(z.email('must be an e-mail address'));
+export const zEmail = zText(254).toLowerCase().pipe(z.email('must be an e-mail address'));
 
 /** cpu in millicores, memory and disk in MB. */
 export const zResources = z.object({ cpu: zNonNegative, memory: zNonNegative, disk: zNonNegative }).strict();

@@ -70,9 +70,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
       path: '/oidc/callback',
       tag: 'auth',
       summary: 'The identity provider returns here; signs in and redirects to the console.',
-      query: z
-        .object({ code: zText(2000).optional(), state: zText(500).optional() })
-        .loose(),
+      query: z.object({ code: zText(2000).optional(), state: zText(500).optional() }).loose(),
       async handler({ req, res }) {
         const configuration = await provider();
         const flow = z
