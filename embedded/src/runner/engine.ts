@@ -375,36 +375,42 @@ class Operation {
     }
   }
 
-  /** Argo's rule: the DAG fails when a leaf branch failed; an Omitted leaf takes its branch's phase. */
+  /**
+   * Argo's assessDAGPhase (workflow/controller/dag.go): only the leaf tasks count. A task that
+   * completed (Succeeded, Failed, Error) sets the phase of its branch; an Omitted or Skipped one
+   * inherits it from the tasks it depends on, Failed or Error preferred (a root inherits Succeeded).
+   * A leaf whose branch failed fails the DAG with that phase unless the leaf's own continueOn covers it.
+   */
   private assessDag(dag: NodeStatus, tasks: DagTask[]) {
     const referenced = new Set(tasks.flatMap((t) => this.taskDeps(t)));
     const leaves = tasks.filter((t) => !referenced.has(t.name));
     const byName = new Map(tasks.map((t) => [t.name, t]));
-    const branch = (task: DagTask, seen = new Set<string>()): NodeStatus | undefined => {
-      if (seen.has(task.name)) return undefined;
-      seen.add(task.name);
+    const memo = new Map<string, NodeStatus | undefined>();
+    /** The failed or errored node that sets the task's branch phase, if any. */
+    const failedBranch = (task: DagTask): NodeStatus | undefined => {
+      if (memo.has(task.name)) return memo.get(task.name);
+      memo.set(task.name, undefined);
       const n = this.taskNode(dag, task.name)!;
-      if (n.phase === 'Failed' || n.phase === 'Error') {
-        if (
-          (n.phase === 'Failed' && task.continueOn?.failed) ||
-          (n.phase === 'Error' && task.continueOn?.error)
-        )
-          return undefined;
-        return n;
-      }
-      if (n.phase === 'Omitted') {
+      let found: NodeStatus | undefined;
+      if (n.phase === 'Failed' || n.phase === 'Error') found = n;
+      else if (n.phase === 'Omitted' || n.phase === 'Skipped') {
         for (const d of this.taskDeps(task)) {
           const dt = byName.get(d);
-          const f = dt && branch(dt, seen);
-          if (f) return f;
+          found = dt && failedBranch(dt);
+          if (found) break;
         }
       }
-      return undefined;
+      memo.set(task.name, found);
+      return found;
     };
     dag.outboundNodes = leaves.map((t) => this.taskNode(dag, t.name)!.id);
     for (const leaf of leaves) {
-      const failed = branch(leaf);
-      if (failed) return this.finish(dag, 'Failed', `child '${failed.id}' failed`);
+      const failed = failedBranch(leaf);
+      if (!failed) continue;
+      const phase = failed.phase === 'Error' ? 'Error' : 'Failed';
+      if ((phase === 'Failed' && leaf.continueOn?.failed) || (phase === 'Error' && leaf.continueOn?.error))
+        continue;
+      return this.finish(dag, phase, `child '${failed.id}' failed`);
     }
     this.finish(dag, 'Succeeded');
   }

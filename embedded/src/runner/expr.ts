@@ -170,9 +170,8 @@ export function evalDepends(depends: string, outcome: (task: string) => TaskOutc
       case 'AnySucceeded':
         return (o.children ?? []).some((c) => c === 'Succeeded');
       case 'AllFailed':
-        return (
-          (o.children ?? []).length > 0 && (o.children ?? []).every((c) => c === 'Failed' || c === 'Error')
-        );
+        // Argo counts Failed children only (dag.go evaluateDependsLogic), not Error
+        return (o.children ?? []).length > 0 && (o.children ?? []).every((c) => c === 'Failed');
       default:
         return false;
     }
