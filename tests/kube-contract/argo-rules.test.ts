@@ -1,0 +1,111 @@
+// Argo Workflows' full Workflow CRD (vendored in embedded/argo-crds) and its CEL rules: what a
+// real cluster with Argo refuses, kube-lite refuses with the same Status.
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { installCrds, readCrds } from '../../embedded/src/crd-install.js';
+import { eventually, freshNamespace, kubeConfig, rawRequest } from '../support/kube.js';
+
+const kc = kubeConfig();
+const ARGO_CRDS = path.resolve(import.meta.dirname, '../../embedded/argo-crds');
+let namespace: string;
+
+const workflow = (tasks: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Workflow',
+  metadata: { generateName: 'rules-' },
+  spec: {
+    entrypoint: 'main',
+    templates: [
+      { name: 'main', dag: { tasks } },
+      { name: 'step', container: { image: 'busybox', command: ['true'] } },
+    ],
+    ...extra,
+  },
+});
+
+const dryRun = (body: unknown) =>
+  rawRequest(
+    kc,
+    'POST',
+    `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/workflows?dryRun=All`,
+    JSON.stringify(body),
+    { 'Content-Type': 'application/json' },
+  );
+
+beforeAll(async () => {
+  namespace = await freshNamespace(kc, 'argo-rules');
+  await installCrds(
+    kc,
+    readCrds(ARGO_CRDS).filter((c) => c.metadata?.name === 'workflows.argoproj.io'),
+  );
+  await eventually(
+    async () => {
+      const res = await rawRequest(kc, 'GET', `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/workflows`);
+      expect(res.status).toBe(200);
+    },
+    30_000,
+    200,
+  );
+}, 120_000);
+
+describe("Argo's Workflow CRD rules", () => {
+  it('accept a DAG whose continue-on-fail is written in depends', async () => {
+    const res = await dryRun(
+      workflow([
+        { name: 'a', template: 'step' },
+        { name: 'b', template: 'step', depends: 'a.Succeeded || a.Failed' },
+      ]),
+    );
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it("refuse continueOn together with depends, at the task's path", async () => {
+    const res = await dryRun(
+      workflow([
+        { name: 'a', template: 'step' },
+        { name: 'b', template: 'step', depends: 'a', continueOn: { failed: true } },
+      ]),
+    );
+    expect(res.status, res.text).toBe(422);
+    const status = res.json();
+    expect(status.reason).toBe('Invalid');
+    expect(status.details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.templates[0].dag.tasks[1]',
+        message: `Invalid value: "object": cannot use 'continueOn' when using 'depends'`,
+      },
+    ]);
+    expect(status.message).toMatch(
+      /^Workflow\.argoproj\.io "rules-\w*" is invalid: spec\.templates\[0\]\.dag\.tasks\[1\]: Invalid value: "object": cannot use 'continueOn' when using 'depends'$/,
+    );
+  });
+
+  it('refuse depends together with dependencies, and two template types', async () => {
+    const res = await dryRun({
+      ...workflow([
+        { name: 'a', template: 'step' },
+        { name: 'b', template: 'step', depends: 'a', dependencies: ['a'] },
+      ]),
+    });
+    expect(res.status, res.text).toBe(422);
+    expect(res.json().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.templates[0].dag.tasks[1]',
+        message: `Invalid value: "object": cannot use both 'depends' and 'dependencies'`,
+      },
+    ]);
+    const twoTypes = workflow([{ name: 'a', template: 'step' }]);
+    (twoTypes.spec.templates[1] as Record<string, unknown>).script = { image: 'busybox', source: 'true' };
+    const res2 = await dryRun(twoTypes);
+    expect(res2.status, res2.text).toBe(422);
+    expect(res2.json().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.templates',
+        message: 'Invalid value: "array": template must have at most one template type',
+      },
+    ]);
+  });
+});
