@@ -5,4 +5,3 @@ export { generateTypes, parseCrd } from './codegen.js';
 export type { CrdSource, CustomResourceDefinition, JSONSchemaProps } from './codegen.js';
 export { CRD_DIR, crdFor, crdSchema, loadCrds, readCrdSources } from './crds.js';
 export * from './validation/index.js';
-export { WorkQueue, type QueueOptions } from './workqueue.js';

@@ -29,14 +29,3 @@ export const DEFAULTS = {
   attempts: 1,
   instanceNumber: 1,
 } as const;
-
-/** Labels linking objects to the tenancy model (ARCHITECTURE.md). */
-export const LABELS = {
-  organization: 'sandflow.io/organization',
-  group: 'sandflow.io/group',
-  owner: 'sandflow.io/owner',
-  session: 'sandflow.io/session',
-  run: 'sandflow.io/run',
-  workflow: 'sandflow.io/workflow',
-  node: 'sandflow.io/node',
-} as const;

@@ -1,9 +1,12 @@
 // A rate-limited work queue in the manner of client-go's: a key is reconciled by one worker at a
 // time (adding it meanwhile marks it dirty and it runs again afterwards), failed keys come back
 // with per-key exponential backoff (5 ms doubling to 60 s) until forgotten, delayed adds for
-// scheduled requeues.
+// scheduled requeues. A queue made `paused` takes keys but starts no worker until start(): a
+// controller fills it from its informers while their caches sync, and processes once they have.
 export interface QueueOptions {
   workers: number;
+  /** Hold keys without processing them until start(). */
+  paused?: boolean;
   baseDelayMs?: number;
   maxDelayMs?: number;
 }
@@ -17,12 +20,21 @@ export class WorkQueue {
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private running = 0;
   private closed = false;
+  private paused: boolean;
   private idle: (() => void)[] = [];
 
   constructor(
     private readonly options: QueueOptions,
     private readonly handler: (key: string) => Promise<void>,
-  ) {}
+  ) {
+    this.paused = options.paused ?? false;
+  }
+
+  /** Lets the workers take keys (of a queue made paused). */
+  start() {
+    this.paused = false;
+    this.pump();
+  }
 
   add(key: string) {
     if (this.closed) return;
@@ -72,7 +84,7 @@ export class WorkQueue {
   }
 
   private pump() {
-    while (!this.closed && this.running < this.options.workers && this.queue.length > 0) {
+    while (!this.closed && !this.paused && this.running < this.options.workers && this.queue.length > 0) {
       const key = this.queue.shift()!;
       this.queued.delete(key);
       this.active.add(key);

@@ -1,10 +1,10 @@
-// What the controllers share: the API client, informer caches, queues, logger, metrics, options.
+// What the controllers share: the API client, informer caches (synced before any reconcile), queues,
+// logger, metrics, options.
 import type { ClusterManager, Run, Sandbox, Session, Workflow } from '@sandflow/crds';
 import type { Logger } from 'pino';
 import type { CompilerOptions } from './compiler/index.js';
-import type { ArgoWorkflowObject } from './runs/argo.js';
+import type { ArgoWorkflow, Cache, CronWorkflow, Kube } from '@sandflow/kube';
 import type { Resources } from './runs/scheduler.js';
-import type { Cache, Kube } from './runtime/kube.js';
 import type { Metrics } from './runtime/metrics.js';
 
 export interface Context {
@@ -25,7 +25,8 @@ export interface Context {
     runs: Cache<Run>;
     sandboxes: Cache<Sandbox>;
     clusterManagers: Cache<ClusterManager>;
-    argo: Cache<ArgoWorkflowObject>;
+    argo: Cache<ArgoWorkflow>;
+    cronWorkflows: Cache<CronWorkflow>;
   };
   enqueue: {
     workflow(key: string): void;
@@ -35,6 +36,8 @@ export interface Context {
   };
   /** Runs holding resources (admitted, not finished): key → demand and cluster. */
   active: Map<string, { namespace: string; owner: string; demand: Resources; cluster: string }>;
+  /** Run key → the resourceVersion our last status write replaced (the cache is stale while it shows it). */
+  superseded: Map<string, string>;
   /** round_robin memory: organization → last cluster chosen. */
   lastCluster: Map<string, string>;
   /** Serializes admissions so two runs never take the same room. */

@@ -279,6 +279,34 @@ export interface RunStatus {
    */
   observedGeneration?: number;
   /**
+   * The actions of the spec the operator has answered (applied or refused), written with the status change the action made; an action is pending while the spec asks for more than this records.
+   */
+  handledActions?: {
+    /**
+     * The spec.suspend last answered.
+     */
+    suspend?: boolean;
+    /**
+     * spec.stop was answered.
+     */
+    stop?: boolean;
+    /**
+     * The spec.retry counter last answered.
+     * minimum: 0
+     */
+    retry?: number;
+    /**
+     * The spec.restart counter last answered.
+     * minimum: 0
+     */
+    restart?: number;
+    /**
+     * The spec.restartFrom.request counter last answered.
+     * minimum: 0
+     */
+    restartFrom?: number;
+  };
+  /**
    * Observed conditions of the resource (kubectl describe shows why).
    */
   conditions?: {

@@ -1,166 +1,52 @@
-// The slice of Argo's Workflow / CronWorkflow model the local runner reads and writes. Field names
-// follow argoproj.io/v1alpha1 exactly, so the operator cannot tell the runner from Argo's controller.
+// The runner's names for Argo's Workflow / CronWorkflow model (the typed library's, through
+// @sandflow/kube) and the pure helpers of Argo's controller it reproduces: node ids, durations.
 import { createHash } from 'node:crypto';
+import { FINAL_NODE_PHASES } from '@sandflow/kube';
 
-export const ARGO_GROUP = 'argoproj.io';
-export const ARGO_VERSION = 'v1alpha1';
-export const CRON_LABEL = 'workflows.argoproj.io/cron-workflow';
+import type { IArtifact } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Artifact';
+import type { ICronWorkflowSpec } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/CronWorkflowSpec';
+import type { IDAGTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/DAGTemplate';
+import type { IParameter } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Parameter';
+import type { IScriptTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/ScriptTemplate';
+import type {
+  ArgoDagTask,
+  ArgoNode,
+  ArgoTemplate,
+  ArgoWorkflow as LibraryWorkflow,
+  ArgoWorkflowSpec,
+  ArgoWorkflowStatus,
+  CronWorkflow as LibraryCronWorkflow,
+} from '@sandflow/kube';
+
+// The library's types with the fields Argo's controller always fills (and the runner relies on)
+// made required; each is assignable to the library's own type.
+type With<T, K extends keyof T> = T & { [P in K]-?: NonNullable<T[P]> };
 
 export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Skipped' | 'Omitted';
 export type NodeType = 'Pod' | 'DAG' | 'Retry' | 'TaskGroup' | 'Skipped' | 'Suspend';
 export type WorkflowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
-
-export interface Parameter {
-  name: string;
-  value?: string;
-}
-export interface Artifact {
-  name: string;
-  path?: string;
-  s3?: { key: string };
-}
-export interface Outputs {
-  exitCode?: string;
-  result?: string;
-  parameters?: Parameter[];
-  artifacts?: Artifact[];
-}
-
-export interface NodeStatus {
-  id: string;
-  name: string;
-  displayName: string;
-  type: NodeType;
-  templateName?: string;
-  phase: NodePhase;
-  boundaryID?: string;
-  message?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  children?: string[];
-  outboundNodes?: string[];
-  inputs?: { parameters?: Parameter[] };
-  outputs?: Outputs;
-  progress?: string;
-  hostNodeName?: string;
-  resourcesDuration?: Record<string, number>;
-}
-
-export interface EnvVar {
-  name: string;
-  value?: string;
-}
-export interface Container {
-  name?: string;
-  image?: string;
-  command?: string[];
-  args?: string[];
-  env?: EnvVar[];
-  workingDir?: string;
-  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  volumeMounts?: { name: string; mountPath: string }[];
-}
-export interface ScriptTemplate extends Container {
-  source: string;
-}
-export interface DagTask {
-  name: string;
-  template: string;
-  depends?: string;
-  dependencies?: string[];
-  when?: string;
-  continueOn?: { failed?: boolean; error?: boolean };
-  withParam?: string;
-  withItems?: unknown[];
-  arguments?: { parameters?: Parameter[] };
-}
-export interface RetryStrategy {
-  limit?: number | string;
-  retryPolicy?: 'Always' | 'OnFailure' | 'OnError' | 'OnTransientError';
-  backoff?: { duration?: string; factor?: number | string; maxDuration?: string };
-}
-export interface Template {
-  name: string;
-  inputs?: { parameters?: Parameter[] };
-  container?: Container;
-  script?: ScriptTemplate;
-  dag?: { tasks: DagTask[]; failFast?: boolean };
-  suspend?: { duration?: string };
-  retryStrategy?: RetryStrategy;
-  activeDeadlineSeconds?: number | string;
-  metadata?: { labels?: Record<string, string> };
-}
-export interface WorkflowSpec {
-  entrypoint: string;
+export type Parameter = IParameter;
+export type Artifact = IArtifact;
+export type DagTask = With<ArgoDagTask, 'template'>;
+export type Template = With<Omit<ArgoTemplate, 'dag' | 'script'>, 'name'> & {
+  dag?: Omit<IDAGTemplate, 'tasks'> & { tasks: DagTask[] };
+  script?: With<IScriptTemplate, 'source'>;
+};
+export type WorkflowSpec = With<Omit<ArgoWorkflowSpec, 'templates'>, 'entrypoint'> & {
   templates: Template[];
-  arguments?: { parameters?: Parameter[] };
-  suspend?: boolean;
-  shutdown?: 'Stop' | 'Terminate' | '';
-  activeDeadlineSeconds?: number;
-  [k: string]: unknown;
-}
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  ownerReferences?: {
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }[];
-}
-export interface WorkflowStatus {
+};
+export type NodeStatus = With<ArgoNode, 'displayName'> & { phase: NodePhase; type: NodeType };
+export type WorkflowStatus = Omit<ArgoWorkflowStatus, 'nodes' | 'phase'> & {
   phase?: WorkflowPhase;
-  startedAt?: string;
-  finishedAt?: string;
-  progress?: string;
-  message?: string;
   nodes?: Record<string, NodeStatus>;
-  estimatedDuration?: number;
-  resourcesDuration?: Record<string, number>;
-}
-export interface ArgoWorkflow {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
+};
+export type ArgoWorkflow = Omit<LibraryWorkflow, 'spec' | 'status'> & {
   spec: WorkflowSpec;
   status?: WorkflowStatus;
-}
-export interface CronWorkflowSpec {
-  schedules?: string[];
-  schedule?: string;
-  timezone?: string;
-  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
-  startingDeadlineSeconds?: number;
-  suspend?: boolean;
-  when?: string;
-  workflowMetadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-  workflowSpec: WorkflowSpec;
-}
-export interface CronWorkflowStatus {
-  active?: { apiVersion?: string; kind?: string; name: string; namespace?: string; uid?: string }[];
-  lastScheduledTime?: string;
-  conditions?: { type: string; status: string; message?: string }[];
-  phase?: string;
-  succeeded?: number;
-  failed?: number;
-}
-export interface CronWorkflow {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-  spec: CronWorkflowSpec;
-  status?: CronWorkflowStatus;
-}
+};
+export type CronWorkflow = Omit<LibraryCronWorkflow, 'spec'> & {
+  spec: Omit<ICronWorkflowSpec, 'workflowSpec'> & { workflowSpec: WorkflowSpec };
+};
 
 /** 32-bit FNV-1a of a string's UTF-8 bytes (Go's hash/fnv New32a). */
 export function fnv32a(s: string): number {
@@ -177,41 +63,7 @@ export function nodeId(workflowName: string, nodeName: string): string {
   return nodeName === workflowName ? workflowName : `${workflowName}-${fnv32a(nodeName)}`;
 }
 
-export const FINAL_PHASES: ReadonlySet<string> = new Set([
-  'Succeeded',
-  'Failed',
-  'Error',
-  'Skipped',
-  'Omitted',
-]);
-export const isFinal = (phase: string | undefined) => phase !== undefined && FINAL_PHASES.has(phase);
-
-/** Kubernetes quantities → millicores (cpu) or MiB (memory, storage). */
-export function cpuMillis(q: string | undefined): number {
-  if (!q) return 0;
-  const s = String(q).trim();
-  if (s.endsWith('m')) return Number(s.slice(0, -1));
-  return Math.round(Number(s) * 1000);
-}
-const UNITS: Record<string, number> = {
-  Ki: 1 / 1024,
-  Mi: 1,
-  Gi: 1024,
-  Ti: 1024 * 1024,
-  k: 1000 / 1048576,
-  K: 1000 / 1048576,
-  M: 1e6 / 1048576,
-  G: 1e9 / 1048576,
-  T: 1e12 / 1048576,
-};
-export function memoryMiB(q: string | undefined): number {
-  if (!q) return 0;
-  const m = /^([0-9.]+)([A-Za-z]*)$/.exec(String(q).trim());
-  if (!m) return 0;
-  const n = Number(m[1]);
-  if (!m[2]) return n / 1048576;
-  return n * (UNITS[m[2]] ?? 1);
-}
+export const isFinal = (phase: string | undefined) => phase !== undefined && FINAL_NODE_PHASES.has(phase);
 
 /** Go-style durations ("10s", "1m30s", "2h") or plain seconds → milliseconds. */
 export function durationMs(d: string | number | undefined): number {

@@ -14,10 +14,9 @@
 // runtime, so nothing starts twice.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { KINDS, Kube, WorkQueue, keyOf, startInformer, statusCode } from '@sandflow/kube';
 import type { ArgoWorkflow } from './argo.js';
 import { operate } from './engine.js';
-import { ArgoClient, startInformer, statusCode } from './kube.js';
-import { WorkQueue } from '@sandflow/crds';
 import type { Runtime, StepHandle } from './runtime.js';
 
 interface Writer {
@@ -33,7 +32,7 @@ interface Writer {
 }
 
 export class WorkflowController {
-  private readonly client: ArgoClient;
+  private readonly kube: Kube;
   private readonly queue: WorkQueue;
   /** resourceVersions our own status writes produced (the last few per workflow). */
   private readonly ours = new Map<string, string[]>();
@@ -49,40 +48,31 @@ export class WorkflowController {
     private readonly log: Logger,
     concurrency = 8,
   ) {
-    this.client = new ArgoClient(kc, { keepAlive: true });
+    this.kube = new Kube(kc);
     this.queue = new WorkQueue({ workers: concurrency }, (key) => this.reconcile(key));
   }
 
-  async start(kc: KubeConfig) {
-    const key = (o: ArgoWorkflow) => `${o.metadata.namespace}/${o.metadata.name}`;
-    const { ready, stop } = startInformer<ArgoWorkflow>(
-      kc,
-      '/apis/argoproj.io/v1alpha1/workflows',
-      () => this.client.list<ArgoWorkflow>('workflows') as never,
-      this.log,
-      {
-        add: (o) => {
-          this.observed(key(o), o);
-          this.queue.add(key(o));
-        },
-        update: (o) => {
-          const k = key(o);
-          // Our own status write comes back as an update: nothing new to do.
-          if (this.ours.get(k)?.includes(o.metadata.resourceVersion!)) return;
-          this.observed(k, o);
-          this.queue.add(k);
-        },
-        delete: (o) => {
+  async start() {
+    const informer = startInformer<ArgoWorkflow>(this.kube, KINDS.argoWorkflow, {
+      log: this.log,
+      on: (type, o) => {
+        const k = keyOf(o);
+        if (type === 'delete') {
           this.runtime.removeWorkflow(o.metadata.namespace ?? 'default', o.metadata.name!);
-          this.ours.delete(key(o));
-          this.latest.delete(key(o));
-          if (!this.writers.get(key(o))?.busy) this.writers.delete(key(o));
-          this.waiting.delete(key(o));
-        },
+          this.ours.delete(k);
+          this.latest.delete(k);
+          if (!this.writers.get(k)?.busy) this.writers.delete(k);
+          this.waiting.delete(k);
+          return;
+        }
+        // Our own status write comes back as an update: nothing new to do.
+        if (type === 'update' && this.ours.get(k)?.includes(o.metadata.resourceVersion!)) return;
+        this.observed(k, o);
+        this.queue.add(k);
       },
-    );
-    this.stopInformer = stop;
-    await ready;
+    });
+    this.stopInformer = () => informer.stop();
+    await informer.synced;
   }
 
   /** The watch delivered a state we did not write: it becomes the latest, unless a write is in flight. */
@@ -128,15 +118,15 @@ export class WorkflowController {
     let wf = this.latest.get(key);
     if (!wf) {
       try {
-        wf = await this.client.get<ArgoWorkflow>('workflows', namespace, name);
+        wf = await this.kube.get<ArgoWorkflow>(KINDS.argoWorkflow, namespace, name);
       } catch (e) {
-        if (statusCode(e) === 404) {
-          this.runtime.removeWorkflow(namespace, name);
-          this.waiting.delete(key);
-          return;
-        }
         this.log.warn({ err: e, workflow: key }, 'reading the workflow failed; retrying');
         this.queue.addAfter(key, 1000);
+        return;
+      }
+      if (!wf) {
+        this.runtime.removeWorkflow(namespace, name);
+        this.waiting.delete(key);
         return;
       }
       if (!this.writers.get(key)?.busy) this.latest.set(key, wf);
@@ -191,7 +181,7 @@ export class WorkflowController {
       const pods = [...w.finalized];
       let written: ArgoWorkflow;
       try {
-        written = await this.client.replaceStatus<ArgoWorkflow>('workflows', namespace, name, body);
+        written = await this.kube.replaceStatus<ArgoWorkflow>(KINDS.argoWorkflow, namespace, name, body);
       } catch (e) {
         const code = statusCode(e);
         this.latest.delete(key); // read it again

@@ -7,9 +7,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
-import { CRON_LABEL, isFinal, type ArgoWorkflow, type CronWorkflow } from './argo.js';
-import { ArgoClient, startInformer, statusCode } from './kube.js';
-import { WorkQueue } from '@sandflow/crds';
+import {
+  ANNOTATIONS,
+  KINDS,
+  Kube,
+  LABELS,
+  WorkQueue,
+  isAlreadyExists,
+  keyOf,
+  startInformer,
+  type Informer,
+} from '@sandflow/kube';
+import { isFinal, type ArgoWorkflow, type CronWorkflow } from './argo.js';
 
 interface Entry {
   timer?: NodeJS.Timeout;
@@ -17,59 +26,45 @@ interface Entry {
 }
 
 export class CronController {
-  private readonly client: ArgoClient;
+  private readonly kube: Kube;
   private readonly entries = new Map<string, Entry>();
   private readonly queue: WorkQueue;
-  private stopInformer?: () => Promise<void>;
+  private crons?: Informer<CronWorkflow>;
 
   constructor(
-    private readonly kc: KubeConfig,
+    kc: KubeConfig,
     private readonly log: Logger,
   ) {
-    this.client = new ArgoClient(kc);
+    this.kube = new Kube(kc);
     this.queue = new WorkQueue({ workers: 2 }, (key) => this.reconcile(key));
   }
 
   async start() {
-    const key = (o: CronWorkflow) => `${o.metadata.namespace}/${o.metadata.name}`;
-    const { ready, stop } = startInformer<CronWorkflow>(
-      this.kc,
-      '/apis/argoproj.io/v1alpha1/cronworkflows',
-      () => this.client.list<CronWorkflow>('cronworkflows') as never,
-      this.log,
-      {
-        add: (o) => this.queue.add(key(o)),
-        update: (o) => this.queue.add(key(o)),
-        delete: (o) => {
-          const e = this.entries.get(key(o));
-          if (e?.timer) clearTimeout(e.timer);
-          this.entries.delete(key(o));
-        },
+    this.crons = startInformer<CronWorkflow>(this.kube, KINDS.cronWorkflow, {
+      log: this.log,
+      on: (type, o) => {
+        if (type !== 'delete') return this.queue.add(keyOf(o));
+        const e = this.entries.get(keyOf(o));
+        if (e?.timer) clearTimeout(e.timer);
+        this.entries.delete(keyOf(o));
       },
-    );
-    this.stopInformer = stop;
-    await ready;
+    });
+    await this.crons.synced;
   }
 
   private schedules(cwf: CronWorkflow): Cron[] {
-    const list = cwf.spec.schedules?.length
-      ? cwf.spec.schedules
-      : cwf.spec.schedule
-        ? [cwf.spec.schedule]
-        : [];
-    return list.map((s) => new Cron(s, { timezone: cwf.spec.timezone || 'UTC', paused: true }));
+    return (cwf.spec.schedules ?? []).map(
+      (s) => new Cron(s, { timezone: cwf.spec.timezone || 'UTC', paused: true }),
+    );
   }
 
   /** Re-arms the timer for the next fire time, catching up a missed run within the deadline. */
   private async reconcile(key: string, fireAt?: Date): Promise<void> {
     const [namespace, name] = key.split('/') as [string, string];
-    let cwf: CronWorkflow;
-    try {
-      cwf = await this.client.get<CronWorkflow>('cronworkflows', namespace, name);
-    } catch (e) {
-      if (statusCode(e) !== 404) this.queue.addAfter(key, 2000);
-      return;
-    }
+    const cached = this.crons?.get(name, namespace);
+    if (!cached) return;
+    // Status fields are updated below as they are written; the cached object stays untouched.
+    const cwf = structuredClone(cached);
     const entry = this.entries.get(key) ?? {};
     this.entries.set(key, entry);
     if (entry.timer) clearTimeout(entry.timer);
@@ -122,21 +117,19 @@ export class CronController {
     if (active.length === 0) return;
     const still: typeof active = [];
     for (const ref of active) {
+      let running = true; // kept when it cannot be read: pruned at a later look
       try {
-        const wf = await this.client.get<ArgoWorkflow>('workflows', cwf.metadata.namespace!, ref.name);
-        if (!isFinal(wf.status?.phase)) still.push(ref);
-      } catch (e) {
-        if (statusCode(e) !== 404) still.push(ref);
+        const wf = await this.kube.get<ArgoWorkflow>(KINDS.argoWorkflow, cwf.metadata!.namespace!, ref.name!);
+        running = !!wf && !isFinal(wf.status?.phase);
+      } catch {
+        running = true;
       }
+      if (running) still.push(ref);
     }
     if (still.length !== active.length) {
-      await this.client.mergePatch(
-        'cronworkflows',
-        cwf.metadata.namespace!,
-        cwf.metadata.name!,
-        { status: { active: still } },
-        true,
-      );
+      await this.kube.patchStatus(KINDS.cronWorkflow, cwf.metadata.namespace!, cwf.metadata.name!, {
+        active: still,
+      });
       (cwf.status ??= {}).active = still;
     }
   }
@@ -169,7 +162,7 @@ export class CronController {
     }
     if (policy === 'Replace') {
       for (const ref of active) {
-        await this.client.delete('workflows', ns, ref.name).catch(() => undefined);
+        await this.kube.delete(KINDS.argoWorkflow, ns, ref.name!).catch(() => undefined);
       }
     }
     const name = `${cwf.metadata.name}-${Math.floor(at.getTime() / 1000)}`;
@@ -179,10 +172,10 @@ export class CronController {
       metadata: {
         name,
         namespace: ns,
-        labels: { ...(cwf.spec.workflowMetadata?.labels ?? {}), [CRON_LABEL]: cwf.metadata.name! },
+        labels: { ...(cwf.spec.workflowMetadata?.labels ?? {}), [LABELS.cronWorkflow]: cwf.metadata!.name! },
         annotations: {
           ...(cwf.spec.workflowMetadata?.annotations ?? {}),
-          'workflows.argoproj.io/scheduled-time': at.toISOString(),
+          [ANNOTATIONS.scheduledTime]: at.toISOString(),
         },
         ownerReferences: [
           {
@@ -199,25 +192,17 @@ export class CronController {
     };
     // Listed as active before it exists, so that no reader sees the workflow without its cron listing it
     // (the runner reacts to a new workflow at once); a ref whose workflow never appears is pruned above.
-    await this.client.mergePatch(
-      'cronworkflows',
-      ns,
-      cwf.metadata.name!,
-      {
-        status: {
-          active: [
-            ...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)),
-            { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', name, namespace: ns },
-          ],
-        },
-      },
-      true,
-    );
+    await this.kube.patchStatus(KINDS.cronWorkflow, ns, cwf.metadata.name!, {
+      active: [
+        ...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)),
+        { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', name, namespace: ns },
+      ],
+    });
     let created: ArgoWorkflow | undefined;
     try {
-      created = await this.client.create<ArgoWorkflow>('workflows', ns, body);
+      created = await this.kube.create<ArgoWorkflow>(KINDS.argoWorkflow, ns, body);
     } catch (e) {
-      if (statusCode(e) !== 409) throw new Error(`creating workflow ${name} failed`, { cause: e });
+      if (!isAlreadyExists(e)) throw new Error(`creating workflow ${name} failed`, { cause: e });
     }
     const ref = {
       apiVersion: 'argoproj.io/v1alpha1',
@@ -226,23 +211,15 @@ export class CronController {
       namespace: ns,
       uid: created?.metadata.uid,
     };
-    await this.client.mergePatch(
-      'cronworkflows',
-      ns,
-      cwf.metadata.name!,
-      {
-        status: {
-          lastScheduledTime: at.toISOString(),
-          active: [...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)), ref],
-        },
-      },
-      true,
-    );
+    await this.kube.patchStatus(KINDS.cronWorkflow, ns, cwf.metadata.name!, {
+      lastScheduledTime: at.toISOString(),
+      active: [...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)), ref],
+    });
     this.log.info({ cronWorkflow: key, workflow: name }, 'scheduled a workflow');
   }
 
   async stop() {
-    await this.stopInformer?.();
+    await this.crons?.stop();
     for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
     await this.queue.shutdown();
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cpuMillis, durationMs, fnv32a, memoryMiB, nodeId } from './argo.js';
+import { cpuMillis, memoryMiB } from '@sandflow/kube';
+import { durationMs, fnv32a, nodeId } from './argo.js';
 import { dependsTasks, evalDepends, evalWhen } from './expr.js';
 import { remapShared } from './runtime.js';
 import { splitNative } from './split.js';

@@ -9,11 +9,10 @@
 // behind it, e.g. after a runner restart) become Error "pod deleted", as Argo does for deleted pods.
 import fs from 'node:fs';
 import path from 'node:path';
+import { cpuMillis, memoryMiB } from '@sandflow/kube';
 import {
-  cpuMillis,
   durationMs,
   isFinal,
-  memoryMiB,
   nodeId,
   type Artifact,
   type ArgoWorkflow,

@@ -46,7 +46,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     });
   const workflows = new WorkflowController(options.kc, runtime, log, options.concurrency ?? 8);
   const crons = new CronController(options.kc, log);
-  await workflows.start(options.kc);
+  await workflows.start();
   await crons.start();
   log.info({ runtime: runtime.name, capacity: runtime.capacity }, 'local runner started');
   return {

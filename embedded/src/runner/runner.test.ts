@@ -2,19 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { ArgoClient } from './kube.js';
+import { KINDS, Kube } from '@sandflow/kube';
 import { nodeId, type ArgoWorkflow, type CronWorkflow, type Template } from './argo.js';
 import { startRunner, type Runner } from './index.js';
 import { startTestCluster, until } from './testing.js';
 
 let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let runner: Runner;
-let argo: ArgoClient;
+let argo: Kube;
 const ns = 'runner-test';
 
 beforeAll(async () => {
   cluster = await startTestCluster();
-  argo = new ArgoClient(cluster.kc);
+  argo = new Kube(cluster.kc);
   await cluster.kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
   runner = await startRunner({
     kc: cluster.kc,
@@ -31,6 +31,7 @@ afterAll(async () => {
 const step = (name: string, script: string, extra: Partial<Template> = {}): Template => ({
   name,
   container: {
+    name: 'main',
     image: 'alpine',
     command: ['/bin/sh', '-c', script],
     env: [{ name: 'SANDFLOW_OUTPUT', value: `/sandflow/${name}` }],
@@ -40,14 +41,14 @@ const step = (name: string, script: string, extra: Partial<Template> = {}): Temp
 });
 
 async function submit(name: string, spec: ArgoWorkflow['spec']): Promise<ArgoWorkflow> {
-  await argo.create('workflows', ns, {
+  await argo.create(KINDS.argoWorkflow, ns, {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Workflow',
     metadata: { name },
     spec,
   });
   return until(async () => {
-    const wf = await argo.get<ArgoWorkflow>('workflows', ns, name);
+    const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
     return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
   }, 20_000);
 }
@@ -93,12 +94,12 @@ describe('local runner', () => {
     expect(root.children).toEqual([a.id]);
     expect(a.children).toEqual([node(wf, 'three.b').id, node(wf, 'three.c').id]);
     expect(a.outputs!.exitCode).toBe('0');
-    const logKey = a.outputs!.artifacts!.find((x) => x.name === 'main-logs')!.s3!.key;
+    const logKey = a.outputs!.artifacts!.find((x) => x.name === 'main-logs')!.s3!.key!;
     expect(fs.readFileSync(path.join(cluster.dataDir, 'runs', logKey), 'utf8')).toBe('to-log\n');
     expect(a.outputs!.artifacts!.find((x) => x.name === 'out.txt')!.path).toBe('/sandflow/a/out.txt');
     const b = node(wf, 'three.b');
     expect(
-      fs.readFileSync(path.join(cluster.dataDir, 'runs', b.outputs!.artifacts![0]!.s3!.key), 'utf8'),
+      fs.readFileSync(path.join(cluster.dataDir, 'runs', b.outputs!.artifacts![0]!.s3!.key!), 'utf8'),
     ).toBe('hello\n');
   });
 
@@ -187,7 +188,7 @@ describe('local runner', () => {
         {
           name: 'sf-split',
           inputs: { parameters: [{ name: 'source' }, { name: 'target' }, { name: 'mode' }, { name: 'per' }] },
-          script: { image: 'busybox:1.36', command: ['sh'], source: 'exit 1' },
+          script: { name: 'main', image: 'busybox:1.36', command: ['sh'], source: 'exit 1' },
         },
       ],
     });
@@ -209,7 +210,7 @@ describe('local runner', () => {
 
   it('stops a running workflow with shutdown: Stop, killing the process group', async () => {
     const name = 'stopped';
-    await argo.create('workflows', ns, {
+    await argo.create(KINDS.argoWorkflow, ns, {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Workflow',
       metadata: { name },
@@ -230,13 +231,13 @@ describe('local runner', () => {
       },
     });
     await until(async () => {
-      const wf = await argo.get<ArgoWorkflow>('workflows', ns, name);
+      const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
       return node(wf, `${name}.sleep`)?.phase === 'Running' || undefined;
     });
     const t0 = Date.now();
-    await argo.mergePatch('workflows', ns, name, { spec: { shutdown: 'Stop' } });
+    await argo.patch(KINDS.argoWorkflow, ns, name, { spec: { shutdown: 'Stop' } });
     const wf = await until(async () => {
-      const w = await argo.get<ArgoWorkflow>('workflows', ns, name);
+      const w = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
       return w.status?.phase === 'Failed' ? w : undefined;
     });
     expect(Date.now() - t0).toBeLessThan(5000);
@@ -265,6 +266,7 @@ describe('local runner', () => {
         {
           name: 'big',
           container: {
+            name: 'main',
             command: ['sh', '-c', 'sleep 0.3; date +%s%N'],
             resources: { requests: { cpu: '1500m', memory: '64Mi' } },
           },
@@ -279,7 +281,7 @@ describe('local runner', () => {
 
   it('survives its own restart: lost steps become Error "pod deleted" and are retried', async () => {
     const name = 'restart';
-    await argo.create('workflows', ns, {
+    await argo.create(KINDS.argoWorkflow, ns, {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Workflow',
       metadata: { name },
@@ -294,7 +296,7 @@ describe('local runner', () => {
       },
     });
     await until(async () => {
-      const wf = await argo.get<ArgoWorkflow>('workflows', ns, name);
+      const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
       const r = node(wf, `${name}.s`);
       return (r?.children?.length && wf.status!.nodes![r.children[0]!]!.phase === 'Running') || undefined;
     });
@@ -305,7 +307,7 @@ describe('local runner', () => {
       capacity: { cpu: 2000, memory: 4096 },
     });
     const wf = await until(async () => {
-      const w = await argo.get<ArgoWorkflow>('workflows', ns, name);
+      const w = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
       return w.status?.phase === 'Succeeded' ? w : undefined;
     });
     const r = node(wf, `${name}.s`);
@@ -314,7 +316,7 @@ describe('local runner', () => {
   });
 
   it('runs a CronWorkflow: catches up a missed schedule within startingDeadlineSeconds, labels and owns it', async () => {
-    const created = await argo.create<CronWorkflow>('cronworkflows', ns, {
+    const created = await argo.create<CronWorkflow>(KINDS.cronWorkflow, ns, {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'CronWorkflow',
       metadata: { name: 'nightly' },
@@ -330,15 +332,11 @@ describe('local runner', () => {
         },
       },
     });
-    await argo.mergePatch(
-      'cronworkflows',
-      ns,
-      'nightly',
-      { status: { lastScheduledTime: new Date(Date.now() - 150_000).toISOString() } },
-      true,
-    );
+    await argo.patchStatus(KINDS.cronWorkflow, ns, 'nightly', {
+      lastScheduledTime: new Date(Date.now() - 150_000).toISOString(),
+    });
     const wf = await until(async () => {
-      const list = await argo.list<ArgoWorkflow>('workflows');
+      const list = await argo.list<ArgoWorkflow>(KINDS.argoWorkflow);
       return list.items.find((w) => w.metadata.labels?.['workflows.argoproj.io/cron-workflow'] === 'nightly');
     });
     expect(wf.metadata.labels!['sandflow.io/session']).toBe('s1');
@@ -346,7 +344,7 @@ describe('local runner', () => {
       kind: 'CronWorkflow',
       uid: created.metadata.uid,
     });
-    const cwf = await argo.get<CronWorkflow>('cronworkflows', ns, 'nightly');
+    const cwf = await argo.get<CronWorkflow>(KINDS.cronWorkflow, ns, 'nightly').then((w) => w!);
     expect(cwf.status!.active!.map((a) => a.name)).toContain(wf.metadata.name);
   });
 });

@@ -30,7 +30,6 @@ import type { ITemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1
 import type { IDAGTask } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/DAGTask';
 import {
   DEFAULTS,
-  LABELS,
   nodeDependencies,
   validateWorkflow,
   type Dependency,
@@ -42,6 +41,7 @@ import {
   type WorkflowNode,
   type WorkflowValidationContext,
 } from '@sandflow/crds';
+import { LABELS } from '@sandflow/kube';
 import { compileSchedule, cronWindow, type CompiledSchedule } from './schedule.js';
 
 export const SHARED_DIR = '/sandflow';

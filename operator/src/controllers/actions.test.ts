@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_RULES } from './run.js';
+import { ACTION_RULES } from './run/index.js';
 
 // spec 2 §4: pause from RUNNING, resume from PAUSED, stop from RUNNING or PAUSED, retry from ERROR,
 // restart from any status; restart_from once the run has ended. INIT counts as running (admitted,

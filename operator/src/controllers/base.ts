@@ -1,8 +1,12 @@
-// A controller: a work queue of `namespace/name` keys and a reconcile function. A failing reconcile
-// is logged and requeued with backoff; it never crashes the process.
+// A controller: a work queue of `namespace/name` keys and a reconcile function. Made paused, its queue
+// takes keys at once but its workers wait for start() (the manager starts them once caches synced). A failing reconcile is logged and
+// requeued with backoff; it never crashes the process. A conflict (the cache was behind a write) is
+// expected: requeued quietly, the watch event of the newer version brings the key back anyway.
+import { WorkQueue, isConflict } from '@sandflow/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from '../runtime/metrics.js';
-import { WorkQueue } from '@sandflow/crds';
+
+export { keyOf, splitKey } from '@sandflow/kube';
 
 export interface ReconcileResult {
   /** Look again after this many ms (schedules, heartbeats, QUEUED runs). */
@@ -17,8 +21,13 @@ export class Controller {
     private readonly metrics: Metrics,
     private readonly reconcile: (key: string) => Promise<ReconcileResult | void>,
     workers = 4,
+    opts: { paused?: boolean } = {},
   ) {
-    this.queue = new WorkQueue({ workers }, (key) => this.run(key));
+    this.queue = new WorkQueue({ workers, paused: opts.paused ?? false }, (key) => this.run(key));
+  }
+
+  start() {
+    this.queue.start();
   }
 
   add = (key: string) => {
@@ -35,6 +44,11 @@ export class Controller {
       if (r?.requeueAfterMs !== undefined) this.queue.addAfter(key, r.requeueAfterMs);
     } catch (e) {
       const delay = this.queue.addRateLimited(key);
+      if (isConflict(e)) {
+        this.metrics.reconciles.inc({ controller: this.name, result: 'conflict' });
+        this.log.debug({ controller: this.name, key, retryInMs: delay }, 'stale cache; requeued');
+        return;
+      }
       this.metrics.reconciles.inc({ controller: this.name, result: 'error' });
       this.metrics.errors.inc({ controller: this.name });
       this.log.warn({ err: e, controller: this.name, key, retryInMs: delay }, 'reconcile failed; requeued');
@@ -44,10 +58,3 @@ export class Controller {
     }
   }
 }
-
-export const splitKey = (key: string): [string | undefined, string] => {
-  const i = key.indexOf('/');
-  return i < 0 ? [undefined, key] : [key.slice(0, i), key.slice(i + 1)];
-};
-export const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) =>
-  o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata!.name!;

@@ -5,7 +5,7 @@ import os from 'node:os';
 import type { ClusterManager } from '@sandflow/crds';
 import type { Context } from '../context.js';
 import { connectionOf } from '../runs/scheduler.js';
-import { KINDS, sameJson, statusCode } from '../runtime/kube.js';
+import { KINDS, LABELS, isAlreadyExists, sameJson } from '@sandflow/kube';
 import type { ReconcileResult } from './base.js';
 
 /**
@@ -27,7 +27,7 @@ export async function ensurePlatformCluster(ctx: Context) {
   const body: ClusterManager = {
     apiVersion: 'sandflow.io/v1alpha1',
     kind: 'ClusterManager',
-    metadata: { name, labels: { 'sandflow.io/platform-owned': 'true' } },
+    metadata: { name, labels: { [LABELS.platformOwned]: 'true' } },
     spec: {
       title: 'Platform',
       label: os.hostname(),
@@ -48,7 +48,7 @@ export async function ensurePlatformCluster(ctx: Context) {
     ctx.log.info({ clusterManager: name }, 'platform cluster manager created');
     return created;
   } catch (e) {
-    if (statusCode(e) !== 409) throw new Error('creating the platform cluster manager failed', { cause: e });
+    if (!isAlreadyExists(e)) throw new Error('creating the platform cluster manager failed', { cause: e });
     return ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, name);
   }
 }
@@ -56,7 +56,7 @@ export async function ensurePlatformCluster(ctx: Context) {
 export async function reconcileClusterManager(ctx: Context, key: string): Promise<ReconcileResult | void> {
   const now = new Date();
   const platform = key === ctx.options.platformClusterName;
-  let cm = await ctx.kube.get<ClusterManager>(KINDS.clusterManager, undefined, key);
+  let cm = ctx.caches.clusterManagers.get(key);
   if (!cm) {
     if (!platform) return;
     cm = await ensurePlatformCluster(ctx); // cannot be deleted: it comes back

@@ -2,18 +2,18 @@
 // [start, end] window or when the session is suspended; their workflows are created suspended so
 // each becomes a Run that goes through admission); one-off schedules → a Run at the start time
 // (a deterministic name, so never twice); status: phase, nextRun, runCount, running, error.
-import { LABELS, type Run, type Sandbox, type Session, type Workflow } from '@sandflow/crds';
+import type { Run, Sandbox, Session, Workflow } from '@sandflow/crds';
+import { KINDS, LABELS, isAlreadyExists, sameJson, setCondition } from '@sandflow/kube';
 import { CompileError, compileSession, nextRun } from '../compiler/index.js';
 import type { Context } from '../context.js';
-import { KINDS, sameJson, setCondition, statusCode } from '../runtime/kube.js';
 import { splitKey, type ReconcileResult } from './base.js';
-import { uuidFrom } from './run.js';
+import { uuidFrom } from './run/index.js';
 
 const HOUR = 3_600_000;
 
 export async function reconcileSession(ctx: Context, key: string): Promise<ReconcileResult | void> {
   const [namespace, name] = splitKey(key);
-  const session = await ctx.kube.get<Session>(KINDS.session, namespace, name);
+  const session = ctx.caches.sessions.get(name, namespace);
   if (!session || session.metadata.deletionTimestamp) return;
   const now = new Date();
   const status = session.status ?? {};
@@ -69,12 +69,11 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
         };
         body.spec.workflowSpec.suspend = true; // held until the operator admits the Run it becomes
         body.spec.startingDeadlineSeconds = 300;
-        const existing = await ctx.kube.get<{ spec: unknown; metadata: { resourceVersion?: string } }>(
-          KINDS.cronWorkflow,
-          namespace,
-          cname,
-        );
-        if (!existing) await ctx.kube.create(KINDS.cronWorkflow, namespace, cwf);
+        const existing = ctx.caches.cronWorkflows.get(cname, namespace);
+        if (!existing)
+          await ctx.kube.create(KINDS.cronWorkflow, namespace, cwf).catch((e: unknown) => {
+            if (!isAlreadyExists(e)) throw e; // made by the last reconcile, not cached yet
+          });
         else if (!sameJson(existing.spec, body.spec))
           await ctx.kube.patch(KINDS.cronWorkflow, namespace, cname, { spec: body.spec });
       }
@@ -123,7 +122,7 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
     }
   }
 
-  const runs = ctx.caches.runs.list(namespace).filter((r: Run) => r.spec.session === name);
+  const runs = ctx.caches.runs.byIndex('session', `${namespace}/${name}`);
   const next = nextRun(session.spec.schedules ?? [], now);
   if (phase === 'Active' && !next && (session.spec.schedules ?? []).length > 0) phase = 'Completed';
   const latest = [...runs]
@@ -143,10 +142,13 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
   };
   if (!next) delete (nextStatus as { nextRun?: string }).nextRun;
   if (!sameJson(status, nextStatus)) {
-    await ctx.kube.patchStatus(KINDS.session, namespace, name, {
-      ...nextStatus,
-      ...(next ? {} : { nextRun: null }),
-    });
+    await ctx.kube.patchStatus(
+      KINDS.session,
+      namespace,
+      name,
+      { ...nextStatus, ...(next ? {} : { nextRun: null }) },
+      { resourceVersion: session.metadata.resourceVersion! },
+    );
   }
   return wake !== undefined ? { requeueAfterMs: wake } : undefined;
 }
@@ -181,6 +183,6 @@ export async function createRun(
       'run created for a one-off schedule',
     );
   } catch (e) {
-    if (statusCode(e) !== 409) throw new Error(`creating run ${runName} failed`, { cause: e });
+    if (!isAlreadyExists(e)) throw new Error(`creating run ${runName} failed`, { cause: e });
   }
 }

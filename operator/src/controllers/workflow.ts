@@ -1,7 +1,7 @@
 // Workflow: validation on every change → status.valid, phase, errors, condition Valid, observedGeneration.
 import { validateWorkflow, type Sandbox, type Workflow } from '@sandflow/crds';
 import type { Context } from '../context.js';
-import { KINDS, sameJson } from '../runtime/kube.js';
+import { KINDS, sameJson } from '@sandflow/kube';
 import { splitKey, type ReconcileResult } from './base.js';
 
 export async function reconcileWorkflow(ctx: Context, key: string): Promise<ReconcileResult | void> {

@@ -1,62 +1,6 @@
-// The parts of Argo's Workflow status the operator reads (argoproj.io/v1alpha1), and the one
-// mutation it makes to it: resetting nodes for retry / restart_from (what `argo retry` does).
-export interface ArgoNode {
-  id: string;
-  name: string;
-  displayName?: string;
-  type: string;
-  phase?: string;
-  message?: string;
-  templateName?: string;
-  boundaryID?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  children?: string[];
-  outboundNodes?: string[];
-  inputs?: { parameters?: { name: string; value?: string }[] };
-  outputs?: {
-    exitCode?: string;
-    result?: string;
-    artifacts?: { name: string; path?: string; s3?: { key: string } }[];
-  };
-}
-export interface ArgoStatus {
-  phase?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  message?: string;
-  progress?: string;
-  nodes?: Record<string, ArgoNode>;
-}
-export interface ArgoWorkflowObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-  };
-  spec: {
-    suspend?: boolean;
-    shutdown?: string;
-    templates?: {
-      name: string;
-      container?: { resources?: { requests?: Record<string, string> } };
-      script?: { resources?: { requests?: Record<string, string> } };
-    }[];
-    [k: string]: unknown;
-  };
-  status?: ArgoStatus;
-}
-
-export const CRON_WORKFLOW_LABEL = 'workflows.argoproj.io/cron-workflow';
-export const FINAL_NODE = new Set(['Succeeded', 'Failed', 'Error', 'Skipped', 'Omitted']);
+// The one mutation the operator makes to an Argo Workflow's status: resetting nodes for retry /
+// restart_from (what `argo retry` does).
+import { FINAL_NODE_PHASES, type ArgoNode, type ArgoWorkflow, type ArgoWorkflowStatus } from '@sandflow/kube';
 
 /** Task names a depends expression refers to. */
 export function dependsOn(depends: string | undefined): string[] {
@@ -72,13 +16,14 @@ export function dependsOn(depends: string | undefined): string[] {
  * for restart_from every node of the given tasks and of the tasks downstream of them, ancestors back
  * to Running, the workflow Running again with no finishedAt.
  */
-export function resetForRetry(wf: ArgoWorkflowObject, restartTasks: string[] = []): ArgoStatus {
-  const status: ArgoStatus = structuredClone(wf.status ?? {});
+export function resetForRetry(
+  wf: Pick<ArgoWorkflow, 'metadata' | 'spec' | 'status'>,
+  restartTasks: string[] = [],
+): ArgoWorkflowStatus {
+  const status: ArgoWorkflowStatus = structuredClone(wf.status ?? {});
   const name = wf.metadata.name!;
   const nodes = status.nodes ?? {};
-  const dag = (wf.spec.templates ?? []).find((t) => (t as { dag?: unknown }).dag) as
-    { dag: { tasks: { name: string; depends?: string; dependencies?: string[] }[] } } | undefined;
-  const tasks = dag?.dag.tasks ?? [];
+  const tasks = (wf.spec.templates ?? []).find((t) => t.dag)?.dag?.tasks ?? [];
   const reset = new Set(restartTasks);
   if (reset.size > 0) {
     for (let changed = true; changed;) {
@@ -110,7 +55,7 @@ export function resetForRetry(wf: ArgoWorkflowObject, restartTasks: string[] = [
     if (n.children) n.children = n.children.filter((c) => !removed.has(c));
     if (n.type === 'DAG' || n.type === 'TaskGroup' || n.type === 'Retry') {
       const anyChildReset = n.id === name || (n.children ?? []).length === 0;
-      if (anyChildReset && FINAL_NODE.has(n.phase ?? '') && n.phase !== 'Succeeded') {
+      if (anyChildReset && FINAL_NODE_PHASES.has(n.phase ?? '') && n.phase !== 'Succeeded') {
         n.phase = 'Running';
         delete n.finishedAt;
         delete n.message;

@@ -2,7 +2,7 @@
 // dynamic instances (sub_sandbox), history entries on every change, start/stop times, outputs and
 // billing records (spec 2 §9) for every finished step.
 import type { Run, RunStatus, SandboxRunStatus } from '@sandflow/crds';
-import { type ArgoNode, type ArgoWorkflowObject } from './argo.js';
+import { LABELS, cpuMillis, memoryMiB, type ArgoNode, type ArgoWorkflow } from '@sandflow/kube';
 import { billingAmount, machineFor } from './billing.js';
 
 export type ProductStatus = NonNullable<SandboxRunStatus['status']>;
@@ -80,7 +80,7 @@ function taskStatus(n: ArgoNode, nodes: Record<string, ArgoNode>): ProductStatus
 
 export interface MirrorInput {
   run: Run;
-  wf: ArgoWorkflowObject | undefined;
+  wf: ArgoWorkflow | undefined;
   now: Date;
   /** Host of the cluster manager (clusterManagerHost). */
   host?: string;
@@ -199,7 +199,7 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
       continue;
     const req = templates.get(n.templateName)?.container?.resources?.requests ?? {};
     const cpu = cpuMillis(req.cpu);
-    const memory = memoryMB(req.memory);
+    const memory = memoryMiB(req.memory);
     const ns = Math.max(0, Date.parse(n.finishedAt) - Date.parse(n.startedAt)) * 1e6;
     const machine = machineFor(cpu, memory);
     const labels = run.metadata.labels ?? {};
@@ -207,13 +207,13 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
       id: billId,
       amount: billingAmount(ns, cpu, memory),
       executionTime: ns,
-      organization: labels['sandflow.io/organization'] ?? '',
+      organization: labels[LABELS.organization] ?? '',
       paid: false,
       sandboxId: g.sandbox ?? '',
       sandboxName: g.name,
       session: run.spec.session,
       timestamp: n.finishedAt,
-      userId: run.spec.owner ?? labels['sandflow.io/owner'] ?? '',
+      userId: run.spec.owner ?? labels[LABELS.owner] ?? '',
       machine: { cpu: machine.cpu, memory: machine.memory },
     });
     billed.add(billId);
@@ -225,27 +225,6 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
   out.outputs = outputs.slice(0, MAX_OUTPUTS);
   out.billing = billing;
   return out;
-}
-
-export function cpuMillis(q: string | undefined): number {
-  if (!q) return 0;
-  return q.endsWith('m') ? Number(q.slice(0, -1)) : Math.round(Number(q) * 1000);
-}
-export function memoryMB(q: string | undefined): number {
-  if (!q) return 0;
-  const m = /^([0-9.]+)([A-Za-z]*)$/.exec(q);
-  if (!m) return 0;
-  const n = Number(m[1]);
-  const f: Record<string, number> = {
-    '': 1 / 1048576,
-    Ki: 1 / 1024,
-    Mi: 1,
-    Gi: 1024,
-    Ti: 1048576,
-    M: 1e6 / 1048576,
-    G: 1e9 / 1048576,
-  };
-  return Math.round(n * (f[m[2]!] ?? 1));
 }
 
 export function humanDuration(ms: number): string {

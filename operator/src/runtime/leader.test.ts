@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../embedded/src/db/database.js';
 import { startKubeLite, type KubeLite } from '../../../embedded/src/kube-lite/index.js';
-import { Kube } from './kube.js';
+import { Kube } from '@sandflow/kube';
 import { LeaderElector } from './leader.js';
 
 let kubeLite: KubeLite;

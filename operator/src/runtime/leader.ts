@@ -4,7 +4,7 @@
 // successor starts at once.
 import type { V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { statusCode, type Kube } from './kube.js';
+import { statusCode, type Kube } from '@sandflow/kube';
 
 export interface LeaderOptions {
   namespace: string;

@@ -1,0 +1,15 @@
+// @sandflow/kube: the Kubernetes toolkit of the operator, the API and the local runner.
+export * from './argo.js';
+export { Kube, keepAliveConfig, type ObjectList, type WriteOptions } from './client.js';
+export { sameJson, setCondition, type Condition } from './conditions.js';
+export { isAlreadyExists, isConflict, isNotFound, statusCode } from './errors.js';
+export {
+  startInformer,
+  type Cache,
+  type EventType,
+  type Informer,
+  type InformerOptions,
+} from './informer.js';
+export * from './names.js';
+export { cpuMillis, memoryMiB, parseQuantity } from './quantity.js';
+export { WorkQueue, type QueueOptions } from './workqueue.js';

@@ -1,0 +1,62 @@
+// Names Sandflow's parts agree on: labels, annotations, the quota object, the kinds they read and write.
+
+/** Labels linking objects to the tenancy model and to each other (ARCHITECTURE.md). */
+export const LABELS = {
+  organization: 'sandflow.io/organization',
+  group: 'sandflow.io/group',
+  owner: 'sandflow.io/owner',
+  session: 'sandflow.io/session',
+  run: 'sandflow.io/run',
+  workflow: 'sandflow.io/workflow',
+  node: 'sandflow.io/node',
+  /** The cluster manager an Argo workflow was assigned to. */
+  clusterManager: 'sandflow.io/cluster-manager',
+  platformOwned: 'sandflow.io/platform-owned',
+  /** Set by Argo's cron controller on the workflows a CronWorkflow makes. */
+  cronWorkflow: 'workflows.argoproj.io/cron-workflow',
+} as const;
+
+export const ANNOTATIONS = {
+  /** On a Run made for a cron-made Argo workflow: the workflow it adopts. */
+  argoWorkflow: 'sandflow.io/argo-workflow',
+  /** On a group namespace: JSON { user: { cpu, memory, disk } }. */
+  userQuotas: 'sandflow.io/user-quotas',
+  /** On an organization namespace: the cluster choice algorithm. */
+  schedulerAlgorithm: 'sandflow.io/scheduler-algorithm',
+  /** Set by Argo's cron controller: when the workflow was due. */
+  scheduledTime: 'workflows.argoproj.io/scheduled-time',
+} as const;
+
+/** The ResourceQuota of a group namespace (written by the API, read by admission). */
+export const QUOTA_NAME = 'sandflow-quota';
+
+export interface Kind {
+  group: string;
+  version: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export const ARGO_GROUP = 'argoproj.io';
+export const ARGO_VERSION = 'v1alpha1';
+const SANDFLOW = { group: 'sandflow.io', version: 'v1alpha1' };
+const ARGO = { group: ARGO_GROUP, version: ARGO_VERSION };
+
+export const KINDS = {
+  workflow: { ...SANDFLOW, plural: 'workflows', namespaced: true },
+  session: { ...SANDFLOW, plural: 'sessions', namespaced: true },
+  run: { ...SANDFLOW, plural: 'runs', namespaced: true },
+  sandbox: { ...SANDFLOW, plural: 'sandboxes', namespaced: true },
+  clusterManager: { ...SANDFLOW, plural: 'clustermanagers', namespaced: false },
+  argoWorkflow: { ...ARGO, plural: 'workflows', namespaced: true },
+  cronWorkflow: { ...ARGO, plural: 'cronworkflows', namespaced: true },
+} satisfies Record<string, Kind>;
+
+/** `namespace/name`, or the name of a cluster-scoped object: the key of informers and queues. */
+export const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) =>
+  o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata!.name!;
+
+export const splitKey = (key: string): [string | undefined, string] => {
+  const i = key.indexOf('/');
+  return i < 0 ? [undefined, key] : [key.slice(0, i), key.slice(i + 1)];
+};

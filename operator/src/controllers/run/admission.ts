@@ -1,0 +1,365 @@
+// Admission of a Run: its inputs (session, workflow, sandboxes) compiled to an Argo Workflow, the
+// quotas of the group (ResourceQuota) and of the user in it (namespace annotation) checked against
+// the resources held by admitted runs (ctx.active), a cluster manager chosen; then the Argo Workflow
+// owned by the Run is created and the Run goes INIT, or it waits QUEUED.
+import type { ClusterManager, Run, RunStatus, Sandbox, Session, Workflow } from '@sandflow/crds';
+import {
+  ANNOTATIONS,
+  KINDS,
+  LABELS,
+  QUOTA_NAME,
+  cpuMillis,
+  isAlreadyExists,
+  isNotFound,
+  memoryMiB,
+  setCondition,
+  type ArgoWorkflow,
+} from '@sandflow/kube';
+import { CompileError, compileRun } from '../../compiler/index.js';
+import type { Context } from '../../context.js';
+import {
+  ALGORITHMS,
+  ZERO,
+  add,
+  chooseCluster,
+  quotaAllows,
+  sub,
+  type Algorithm,
+  type Resources,
+} from '../../runs/scheduler.js';
+import type { ReconcileResult } from '../base.js';
+import type { Handled } from './actions.js';
+import { writeStatus } from './status.js';
+
+/** The resources a workflow holds while it runs: the largest request of its steps. */
+export function demandOf(wf: Pick<ArgoWorkflow, 'spec'>): Resources {
+  let d = { ...ZERO };
+  for (const t of wf.spec.templates ?? []) {
+    const req = (t.container ?? t.script)?.resources?.requests;
+    if (!req || t.name === 'sf-split') continue;
+    d = {
+      cpu: Math.max(d.cpu, cpuMillis(req.cpu)),
+      memory: Math.max(d.memory, memoryMiB(req.memory)),
+      disk: Math.max(d.disk, memoryMiB(req['ephemeral-storage'])),
+    };
+  }
+  return d;
+}
+
+function parseQuota(hard: Record<string, string> | undefined): Partial<Resources> | undefined {
+  if (!hard) return undefined;
+  return {
+    cpu: cpuMillis(hard['requests.cpu'] ?? hard.cpu),
+    memory: memoryMiB(hard['requests.memory'] ?? hard.memory),
+    disk: memoryMiB(hard['requests.ephemeral-storage'] ?? hard['ephemeral-storage']),
+  };
+}
+
+export interface Inputs {
+  session: Session;
+  workflow: Workflow;
+  sandboxes: Sandbox[];
+}
+
+/** From the caches; the API server only for an object created so recently the watch has not brought it. */
+export async function loadInputs(ctx: Context, run: Run): Promise<Inputs | string> {
+  const ns = run.metadata.namespace!;
+  const session =
+    ctx.caches.sessions.get(run.spec.session, ns) ??
+    (await ctx.kube.get<Session>(KINDS.session, ns, run.spec.session));
+  if (!session) return `session ${run.spec.session} not found`;
+  const wfNs = session.spec.workflowNamespace ?? ns;
+  const wfName = run.spec.workflow ?? session.spec.workflow;
+  const workflow =
+    ctx.caches.workflows.get(wfName, wfNs) ?? (await ctx.kube.get<Workflow>(KINDS.workflow, wfNs, wfName));
+  if (!workflow) return `workflow ${wfNs}/${wfName} not found`;
+  const sandboxes: Sandbox[] = [];
+  for (const n of workflow.spec.nodes ?? []) {
+    if (!n.sandbox) continue;
+    const sns = n.sandboxNamespace ?? wfNs;
+    const sb =
+      ctx.caches.sandboxes.get(n.sandbox, sns) ??
+      (await ctx.kube.get<Sandbox>(KINDS.sandbox, sns, n.sandbox));
+    if (sb && !sandboxes.includes(sb)) sandboxes.push(sb);
+  }
+  return { session, workflow, sandboxes };
+}
+
+export function compileFor(ctx: Context, run: Run, inputs: Inputs, wfName: string): ArgoWorkflow {
+  const compiled = compileRun({
+    ...inputs,
+    run: { name: run.metadata.name!, uid: run.metadata.uid! },
+    options: ctx.options.compiler,
+    executor: { id: inputs.workflow.spec.owner ?? '', groups: inputs.workflow.spec.visibility?.groups ?? [] },
+  });
+  compiled.metadata.name = wfName;
+  compiled.metadata.namespace = run.metadata.namespace;
+  compiled.metadata.labels = { ...compiled.metadata.labels, [LABELS.run]: run.metadata.name! };
+  compiled.metadata.ownerReferences = [
+    {
+      apiVersion: 'sandflow.io/v1alpha1',
+      kind: 'Run',
+      name: run.metadata.name!,
+      uid: run.metadata.uid!,
+      controller: true,
+    },
+  ];
+  return compiled;
+}
+
+export async function admit(
+  ctx: Context,
+  run: Run,
+  handled: Handled,
+  now: Date,
+): Promise<ReconcileResult | void> {
+  const ns = run.metadata.namespace!;
+  const key = `${ns}/${run.metadata.name}`;
+  const log = ctx.log.child({ run: run.metadata.name, namespace: ns });
+  const status = run.status ?? {};
+  const history = [...(status.history ?? [])];
+  if (!history.some((h) => h.action === 'created'))
+    history.push({
+      action: 'created',
+      time: run.metadata.creationTimestamp ?? now.toISOString(),
+      ...(run.spec.owner ? { username: run.spec.owner } : {}),
+    });
+  const fail = (reason: string, message: string) =>
+    writeStatus(
+      ctx,
+      run,
+      {
+        phase: 'ERROR',
+        message,
+        stopTime: now.toISOString(),
+        history: [...history, { action: 'ERROR', time: now.toISOString() }],
+        conditions: setCondition(
+          status.conditions,
+          { type: 'Admitted', status: 'False', reason, message },
+          now,
+        ),
+      },
+      handled,
+    );
+  const inputs = await loadInputs(ctx, run);
+  if (typeof inputs === 'string') return fail('InputsMissing', inputs);
+  const adopted = run.metadata.annotations?.[ANNOTATIONS.argoWorkflow];
+  const wfName = adopted ?? run.metadata.name!;
+  let compiled: ArgoWorkflow;
+  try {
+    compiled = compileFor(ctx, run, inputs, wfName);
+  } catch (e) {
+    return fail(
+      'CompileFailed',
+      e instanceof CompileError ? e.message : `compile failed: ${(e as Error).message}`,
+    );
+  }
+  const demand = demandOf(compiled);
+  const org = run.metadata.labels?.[LABELS.organization] ?? inputs.session.spec.organization ?? '';
+  const owner = run.spec.owner ?? inputs.session.spec.owner ?? '';
+
+  return ctx.admission.lock(async () => {
+    const algorithm = algorithmOf(ctx, org); // read beside the quotas: the lock is held for one round trip
+    const reason = await refusal(ctx, key, ns, owner, demand, log);
+    const placed = reason ? { reason } : place(ctx, key, org, inputs.session, demand, await algorithm);
+    if ('reason' in placed) {
+      if (status.phase !== 'QUEUED' || status.message !== placed.reason) {
+        await writeStatus(
+          ctx,
+          run,
+          {
+            phase: 'QUEUED',
+            message: placed.reason,
+            history:
+              status.phase === 'QUEUED'
+                ? history
+                : [...history, { action: 'QUEUED', time: now.toISOString() }],
+            conditions: setCondition(
+              status.conditions,
+              { type: 'Admitted', status: 'False', reason: 'Queued', message: placed.reason },
+              now,
+            ),
+          },
+          handled,
+        );
+        log.info({ reason: placed.reason }, 'run queued');
+      }
+      return { requeueAfterMs: ctx.options.queuedRetryMs };
+    }
+    const cluster = placed.cluster;
+    compiled.metadata.labels![LABELS.clusterManager] = cluster.metadata.name!;
+    if (run.spec.suspend) compiled.spec.suspend = true;
+    await createArgoWorkflow(ctx, run, compiled, adopted);
+    ctx.active.set(key, { namespace: ns, owner, demand, cluster: cluster.metadata.name! });
+    await writeStatus(
+      ctx,
+      run,
+      {
+        phase: 'INIT',
+        argoWorkflow: wfName,
+        clusterManager: cluster.metadata.name!,
+        message: '',
+        workflow: {
+          name: inputs.workflow.spec.name,
+          version: inputs.workflow.spec.version ?? '1.0.0',
+          nodes: inputs.workflow.spec.nodes ?? [],
+          switches: inputs.workflow.spec.switches ?? [],
+          edges: inputs.workflow.spec.edges ?? [],
+        } as RunStatus['workflow'],
+        sandboxStatuses: (inputs.workflow.spec.nodes ?? []).map((n) => ({
+          id: n.id,
+          name: n.name,
+          status: 'WAITING',
+          history: [],
+        })),
+        history: [...history, { action: 'INIT', time: now.toISOString() }],
+        conditions: setCondition(
+          status.conditions,
+          {
+            type: 'Admitted',
+            status: 'True',
+            reason: 'Admitted',
+            message: `assigned to ${cluster.metadata.name}`,
+          },
+          now,
+        ),
+      },
+      handled,
+    );
+    log.info({ argo: wfName, cluster: cluster.metadata.name, demand }, 'run admitted');
+  });
+}
+
+/** Why the group's or the user's quota has no room for `demand` (undefined: it has). */
+async function refusal(
+  ctx: Context,
+  key: string,
+  ns: string,
+  owner: string,
+  demand: Resources,
+  log: Context['log'],
+): Promise<string | undefined> {
+  const [namespaceObj, quotaRead] = await Promise.all([
+    ctx.kube.core.readNamespace({ name: ns }).catch(() => undefined),
+    ctx.kube.core.readNamespacedResourceQuota({ name: QUOTA_NAME, namespace: ns }).then(
+      (rq) => ({ rq }),
+      (e: unknown) => ({ e }),
+    ),
+  ]);
+  let groupQuota: Partial<Resources> | undefined;
+  if ('rq' in quotaRead) groupQuota = parseQuota(quotaRead.rq.spec?.hard);
+  else if (!isNotFound(quotaRead.e))
+    throw new Error(`reading the quota of ${ns} failed`, { cause: quotaRead.e });
+  let usedGroup = { ...ZERO };
+  let usedUser = { ...ZERO };
+  for (const [k, a] of ctx.active) {
+    if (k === key || a.namespace !== ns) continue;
+    usedGroup = add(usedGroup, a.demand);
+    if (a.owner === owner) usedUser = add(usedUser, a.demand);
+  }
+  const group = quotaAllows(groupQuota, usedGroup, demand);
+  if (group) return group;
+  const raw = namespaceObj?.metadata?.annotations?.[ANNOTATIONS.userQuotas];
+  if (!raw) return undefined;
+  try {
+    const quotas = JSON.parse(raw) as Record<string, Partial<Resources>>;
+    const r = quotaAllows(quotas[owner], usedUser, demand);
+    return r ? `user ${r}` : undefined;
+  } catch {
+    log.warn({ namespace: ns }, `${ANNOTATIONS.userQuotas} is not JSON`);
+    return undefined;
+  }
+}
+
+/** The cluster manager for the run, by the organization's algorithm, or why there is none. */
+function place(
+  ctx: Context,
+  key: string,
+  org: string,
+  session: Session,
+  demand: Resources,
+  algorithm: Algorithm,
+): { cluster: ClusterManager } | { reason: string } {
+  const preference = session.spec.clusterPreference;
+  const candidates = ctx.caches.clusterManagers
+    .list()
+    .filter((cm) => cm.status?.alive && cm.spec.active !== false)
+    .filter((cm) => !(cm.spec.disabledOrganizations ?? []).includes(org))
+    .filter((cm) => cm.spec.platformOwned || cm.spec.public || (cm.spec.organizations ?? []).includes(org))
+    .filter((cm) => !preference || cm.metadata.name === preference);
+  const usedBy = new Map<string, Resources>();
+  for (const [k, a] of ctx.active)
+    if (k !== key) usedBy.set(a.cluster, add(usedBy.get(a.cluster) ?? ZERO, a.demand));
+  const chosen = chooseCluster(
+    algorithm,
+    candidates.map((cm) => {
+      const cap = cm.spec.resources ?? {};
+      const capacity = {
+        cpu: cap.cpu ?? 0,
+        memory: cap.memory ?? 0,
+        disk: cap.disk ?? Number.MAX_SAFE_INTEGER,
+      };
+      return { name: cm.metadata.name!, free: sub(capacity, usedBy.get(cm.metadata.name!) ?? ZERO) };
+    }),
+    demand,
+    ctx.lastCluster.get(org),
+  );
+  if (!chosen)
+    return {
+      reason:
+        candidates.length === 0
+          ? 'no alive, enabled cluster manager'
+          : 'no cluster manager has enough free resources',
+    };
+  ctx.lastCluster.set(org, chosen.name);
+  return { cluster: candidates.find((c) => c.metadata.name === chosen.name)! };
+}
+
+async function algorithmOf(ctx: Context, org: string): Promise<Algorithm> {
+  if (!org) return 'round_robin';
+  try {
+    const list = await ctx.kube.core.listNamespace({ labelSelector: `${LABELS.organization}=${org}` });
+    const orgNs = list.items.find((n) => !n.metadata?.labels?.[LABELS.group]);
+    const a = orgNs?.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] as Algorithm | undefined;
+    return a && ALGORITHMS.includes(a) ? a : 'round_robin';
+  } catch {
+    return 'round_robin';
+  }
+}
+
+/**
+ * Creates (or adopts) the Argo workflow owned by the Run: the name is deterministic, so a restarted
+ * operator finds the one it created before instead of making a second.
+ */
+async function createArgoWorkflow(
+  ctx: Context,
+  run: Run,
+  compiled: ArgoWorkflow,
+  adopted: string | undefined,
+) {
+  const ns = run.metadata.namespace!;
+  const name = compiled.metadata.name!;
+  const existing = adopted ? ctx.caches.argo.get(adopted, ns) : undefined;
+  if (existing) {
+    await ctx.kube.patch(KINDS.argoWorkflow, ns, name, {
+      metadata: {
+        labels: compiled.metadata.labels,
+        ownerReferences: [
+          ...(existing.metadata.ownerReferences ?? []).filter((o) => o.kind !== 'Run'),
+          ...compiled.metadata.ownerReferences!,
+        ],
+      },
+      spec: { suspend: Boolean(run.spec.suspend) },
+    });
+    return;
+  }
+  try {
+    await ctx.kube.create<ArgoWorkflow>(KINDS.argoWorkflow, ns, compiled);
+  } catch (e) {
+    if (!isAlreadyExists(e)) throw new Error(`creating Argo workflow ${name} failed`, { cause: e });
+    const found =
+      ctx.caches.argo.get(name, ns) ?? (await ctx.kube.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name));
+    if (found && !(found.metadata.ownerReferences ?? []).some((o) => o.uid === run.metadata.uid))
+      throw new Error(`Argo workflow ${name} exists and is not owned by this run`);
+  }
+}
