@@ -78,7 +78,7 @@ export async function chain(
   });
 }
 
-export async function createRun(env: Env, ns: string, name: string): Promise<void> {
+export async function createRun(env: Env, ns: string, name: string, owner = 'u1'): Promise<void> {
   await env.api.createNamespacedCustomObject({
     ...G,
     plural: 'runs',
@@ -87,7 +87,7 @@ export async function createRun(env: Env, ns: string, name: string): Promise<voi
       apiVersion: 'sandflow.io/v1alpha1',
       kind: 'Run',
       metadata: { name, labels: { 'sandflow.io/organization': 'org' } },
-      spec: { session: 'sess', owner: 'u1', trigger: 'manual' },
+      spec: { session: 'sess', owner, trigger: 'manual' },
     },
   });
 }
