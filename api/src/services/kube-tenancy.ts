@@ -1,8 +1,8 @@
 import { CoreV1Api, type KubeConfig, type V1Namespace, type V1ResourceQuota } from '@kubernetes/client-node';
+import { LABELS, QUOTA_NAME } from '@sandflow/kube';
 
-export const ORGANIZATION_LABEL = 'sandflow.io/organization';
-export const GROUP_LABEL = 'sandflow.io/group';
-const QUOTA_NAME = 'sandflow-quota';
+export const ORGANIZATION_LABEL = LABELS.organization;
+export const GROUP_LABEL = LABELS.group;
 
 /** Quantities in the spec's units: cpu in millicores, memory and disk in MB. */
 export interface Resources {
