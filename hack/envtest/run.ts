@@ -1,5 +1,6 @@
 // Real-API-server test tier: start etcd + kube-apiserver on loopback, install
-// crds/*.yaml, run the kube contract suite against them, shut everything down.
+// crds/*.yaml and Argo's (embedded/argo-crds/*.yaml), run the kube contract suite
+// against them, shut everything down.
 //
 //   npm run test:envtest                    # build (or reuse) binaries, run `vitest --project kube`
 //   npm run test:envtest -- -t 'configmap'  # extra arguments go to vitest
@@ -374,15 +375,19 @@ async function main(): Promise<number> {
   );
   const kc = (...args: string[]): string => run(kubectl, ['--kubeconfig', kubeconfig, ...args]);
 
-  // CRDs: every crds/*.yaml, server-side applied (no last-applied annotation
-  // size limit), then wait until each CRD is Established.
+  // CRDs: every crds/*.yaml and Argo's full CRDs vendored in embedded/argo-crds (what a cluster
+  // with Argo holds), server-side applied (no last-applied annotation size limit), then wait until
+  // each CRD is Established.
   const c0 = Date.now();
-  const crdDir = join(root, 'crds');
-  const files = existsSync(crdDir)
-    ? readdirSync(crdDir)
-        .filter((f) => /\.ya?ml$/.test(f))
-        .sort()
-    : [];
+  const files = ['crds', 'embedded/argo-crds'].flatMap((d) => {
+    const dir = join(root, d);
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => /\.ya?ml$/.test(f))
+          .sort()
+          .map((f) => join(dir, f))
+      : [];
+  });
   if (files.length === 0) {
     log('no crds/*.yaml to install');
   } else {
@@ -392,7 +397,7 @@ async function main(): Promise<number> {
       '--field-manager=sandflow-envtest',
       '-o',
       'name',
-      ...files.flatMap((f) => ['-f', join(crdDir, f)]),
+      ...files.flatMap((f) => ['-f', f]),
     )
       .split('\n')
       .map((l) => l.trim())

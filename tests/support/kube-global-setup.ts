@@ -24,7 +24,11 @@ export default async function setup(project: TestProject) {
   const kubeLite = await startKubeLite({ db, dataDir: dir });
   const kc = new KubeConfig();
   kc.loadFromFile(kubeLite.kubeconfigPath!);
-  await installCrds(kc, readCrds(path.resolve(import.meta.dirname, '../../crds')));
+  // Sandflow's CRDs and Argo's full ones (embedded/argo-crds), as on a cluster with Argo installed.
+  await installCrds(
+    kc,
+    ['../../crds', '../../embedded/argo-crds'].flatMap((d) => readCrds(path.resolve(import.meta.dirname, d))),
+  );
   process.env.KUBECONFIG = kubeLite.kubeconfigPath!;
   project.provide('kubeconfig', kubeLite.kubeconfigPath!);
   project.provide('kubeTarget', 'kube-lite');
