@@ -13,13 +13,12 @@ import pino from 'pino';
 import {
   closeServices,
   createApp,
+  createMailer,
   defaultApiConfig,
   servicesFor,
   type ApiDeps,
-} from '../../api/src/index.js';
-import { createMailer } from '../../api/src/services/mailer.js';
-import { createTestDatabase, destroyTestDatabase } from '../../api/src/test-support/database.js';
-import { createWorld } from '../../api/src/test-support/world.js';
+} from '@sandflow/api';
+import { createTestDatabase, createWorld, destroyTestDatabase } from '@sandflow/api/testing';
 
 const seconds = process.argv[2] ?? '10';
 const RATE = Number(process.argv[3] ?? '500');

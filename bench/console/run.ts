@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { build } from 'vite';
-import { repoRoot } from '../../tests/support/platform.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 interface ManifestChunk {
   file: string;

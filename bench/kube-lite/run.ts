@@ -4,8 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
-import { createDatabase } from '../../embedded/src/db/database.js';
-import { startKubeLite } from '../../embedded/src/kube-lite/index.js';
+import { createDatabase, startKubeLite } from '@sandflow/embedded/testing';
 
 const CREATES = Number(process.env.CREATES ?? 10_000);
 const CONCURRENCY = 32;

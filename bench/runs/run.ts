@@ -11,8 +11,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
-import { chain, createRun } from '../../tests/runs/fixtures.js';
-import { listRuns, startEnv, until, type Env } from '../../tests/runs/harness.js';
+import { chain, createRun, listRuns, startEnv, until, type Env } from '@sandflow/embedded/testing';
 
 const RUNS = Number(process.argv[2] ?? 200);
 const RATE = Number(process.argv[3] ?? 2);

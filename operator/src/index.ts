@@ -24,6 +24,7 @@ export { billingAmount, machineFor, PRICE_TABLE } from './runs/billing.js';
 export { mirror, productOf } from './runs/mirror.js';
 export { resetForRetry } from './runs/argo.js';
 export { ACTION_RULES } from './controllers/run/index.js';
+export { LeaderElector, type LeaderOptions } from './runtime/leader.js';
 
 export interface OperatorOptions {
   kc: KubeConfig;

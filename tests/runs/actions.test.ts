@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '@sandflow/crds';
-import { startEnv, until, type Env } from './harness.js';
-import { chain, createRun, patchRun } from './fixtures.js';
+import { chain, createRun, patchRun, startEnv, until, type Env } from '@sandflow/embedded/testing';
 
 let env: Env;
 beforeAll(async () => {

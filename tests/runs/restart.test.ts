@@ -4,8 +4,7 @@
 import { CoreV1Api, PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chain, createRun } from './fixtures.js';
-import { startEnv, until, type Env } from './harness.js';
+import { chain, createRun, startEnv, until, type Env } from '@sandflow/embedded/testing';
 
 const NS = 'restart';
 const CPU = 100; // millicores each run holds while admitted

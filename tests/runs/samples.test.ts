@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '@sandflow/crds';
-import { ROOT, listRuns, startEnv, until, type Env } from './harness.js';
+import { listRuns, ROOT, startEnv, until, type Env } from '@sandflow/embedded/testing';
 
 let env: Env;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
-// kube-lite (PGlite in memory) with Sandflow's and Argo's CRDs, the local runner and the operator,
-// all in this process, on 127.0.0.1.
+// A whole platform for tests and benchmarks: kube-lite (PGlite in memory) with Sandflow's and Argo's
+// CRDs, the local runner and the operator, all in this process, on 127.0.0.1.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,12 +10,13 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
 import { startOperator, type Operator, type OperatorOptions } from '@sandflow/operator';
 import pino from 'pino';
-import { installCrds, readCrds } from '../../embedded/src/crd-install.js';
-import { createTestDatabase } from '../../embedded/src/db/database.js';
-import { startKubeLite } from '../../embedded/src/kube-lite/index.js';
-import { startRunner, type Runner, type RunnerOptions } from '../../embedded/src/runner/index.js';
+import { installCrds, readCrds } from '../crd-install.js';
+import { createTestDatabase } from '../db/database.js';
+import { startKubeLite } from '../kube-lite/index.js';
+import { startRunner, type Runner, type RunnerOptions } from '../runner/index.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository's root folder. */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
 
 export interface Env {

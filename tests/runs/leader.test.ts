@@ -1,13 +1,13 @@
+// The operator's leader election through a Lease, on kube-lite.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../embedded/src/db/database.js';
-import { startKubeLite, type KubeLite } from '../../../embedded/src/kube-lite/index.js';
+import { createTestDatabase, startKubeLite, type KubeLite } from '@sandflow/embedded/testing';
 import { Kube } from '@sandflow/kube';
-import { LeaderElector } from './leader.js';
+import { LeaderElector } from '@sandflow/operator';
 
 let kubeLite: KubeLite;
 let kc: KubeConfig;

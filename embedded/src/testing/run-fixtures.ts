@@ -1,7 +1,7 @@
 // A three-step chain a → b → c in a fresh group namespace, and runs of it.
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
-import type { Env } from './harness.js';
+import type { Env } from './platform.js';
 
 const G = { group: 'sandflow.io', version: 'v1alpha1' };
 

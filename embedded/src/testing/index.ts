@@ -1,0 +1,8 @@
+// @sandflow/embedded/testing: the embedded platform for cross-package tests and benchmarks (never
+// loaded by `npm start`).
+export { installCrds, readCrds } from '../crd-install.js';
+export { createDatabase, createTestDatabase } from '../db/database.js';
+export { startKubeLite, type KubeLite } from '../kube-lite/index.js';
+export { startTestCluster } from '../runner/testing.js';
+export { ROOT, listRuns, logger, startEnv, until, type Env } from './platform.js';
+export { chain, createRun, patchRun } from './run-fixtures.js';
