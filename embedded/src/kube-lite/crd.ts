@@ -1,6 +1,6 @@
 import { checkSchemaRules, validateStructural } from './schema/index.js';
 import type { FieldError, KubeObject } from './types.js';
-import { isPlainObject, nowIso } from './util.js';
+import { deepEqual, isPlainObject, nowIso } from './util.js';
 
 const req = (field: string): FieldError => ({
   reason: 'FieldValueRequired',
@@ -47,12 +47,17 @@ export function validateCrd(crd: KubeObject): FieldError[] {
   if (versions.length === 0) errors.push(req('spec.versions'));
   if (versions.filter((v) => v.storage === true).length !== 1 && versions.length > 0)
     errors.push(bad('spec.versions', '', 'must have exactly one version marked as storage version'));
+  const schemaOf = (v: Record<string, unknown>) =>
+    (v.schema as { openAPIV3Schema?: unknown } | undefined)?.openAPIV3Schema;
+  // apiextensions validates its internal form, where a schema every version shares is lifted
+  // to spec.validation: errors in it are reported there, once.
+  const shared = versions.length > 0 && versions.every((v) => deepEqual(schemaOf(v), schemaOf(versions[0]!)));
   versions.forEach((v, i) => {
     if (!v.name) errors.push(req(`spec.versions[${i}].name`));
-    const schema = (v.schema as { openAPIV3Schema?: unknown } | undefined)?.openAPIV3Schema;
+    const schema = schemaOf(v);
     if (!isPlainObject(schema)) errors.push(req(`spec.versions[${i}].schema.openAPIV3Schema`));
-    else {
-      const at = `spec.versions[${i}].schema.openAPIV3Schema`;
+    else if (!shared || i === 0) {
+      const at = shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`;
       errors.push(...validateStructural(schema, at));
       errors.push(...checkSchemaRules(schema, at));
     }
