@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import boundaries from './hack/eslint/boundaries.js';
 
 export default tseslint.config(
   {
@@ -16,6 +17,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // Workspaces meet through package names; the console imports only @sandflow/crds.
+    plugins: { sandflow: boundaries },
+    rules: { 'sandflow/boundaries': 'error' },
   },
   {
     // Tests poke at untyped JSON from servers; `any` keeps them readable.

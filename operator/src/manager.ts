@@ -149,23 +149,21 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     admission: mutex(),
   };
 
-  const stop = async () => {
-    clearInterval(resync);
+  const shutdown = async () => {
     await Promise.all(informers.map((i) => i.stop().catch(() => undefined)));
     await Promise.all(controllers.map((c) => c.queue.shutdown()));
   };
-  let resync: NodeJS.Timeout | undefined;
   try {
     await ensurePlatformCluster(ctx);
     await Promise.all(informers.map((i) => i.synced));
   } catch (e) {
-    await stop();
+    await shutdown();
     throw new Error('starting the controllers failed', { cause: e });
   }
   rebuildActive(ctx);
   cmCtl.add(ctx.options.platformClusterName);
   for (const c of controllers) c.start();
-  resync = setInterval(() => {
+  const resync = setInterval(() => {
     for (const w of workflows.list()) workflowCtl.add(keyOf(w));
     for (const s of sessions.list()) sessionCtl.add(keyOf(s));
     for (const r of runs.list()) if (!FINAL_RUN_PHASES.has(r.status?.phase ?? '')) runCtl.add(keyOf(r));
@@ -176,7 +174,8 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
 
   return {
     async stop() {
-      await stop();
+      clearInterval(resync);
+      await shutdown();
       log.info('controllers stopped');
     },
   };
