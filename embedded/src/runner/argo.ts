@@ -1,21 +1,20 @@
 // The runner's names for Argo's Workflow / CronWorkflow model (the typed library's, through
 // @sandflow/kube) and the pure helpers of Argo's controller it reproduces: node ids, durations.
 import { createHash } from 'node:crypto';
-import { FINAL_NODE_PHASES } from '@sandflow/kube';
-
-import type { IArtifact } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Artifact';
-import type { ICronWorkflowSpec } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/CronWorkflowSpec';
-import type { IDAGTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/DAGTemplate';
-import type { IParameter } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/Parameter';
-import type { IScriptTemplate } from '@kubernetes-models/argo-workflows/argoproj.io/v1alpha1/ScriptTemplate';
-import type {
-  ArgoDagTask,
-  ArgoNode,
-  ArgoTemplate,
-  ArgoWorkflow as LibraryWorkflow,
-  ArgoWorkflowSpec,
-  ArgoWorkflowStatus,
-  CronWorkflow as LibraryCronWorkflow,
+import {
+  FINAL_NODE_PHASES,
+  type ArgoArtifact,
+  type ArgoDagTask,
+  type ArgoDagTemplate,
+  type ArgoNode,
+  type ArgoParameter,
+  type ArgoScriptTemplate,
+  type ArgoTemplate,
+  type ArgoWorkflow as LibraryWorkflow,
+  type ArgoWorkflowSpec,
+  type ArgoWorkflowStatus,
+  type CronWorkflow as LibraryCronWorkflow,
+  type CronWorkflowSpec as LibraryCronWorkflowSpec,
 } from '@sandflow/kube';
 
 // The library's types with the fields Argo's controller always fills (and the runner relies on)
@@ -25,12 +24,12 @@ type With<T, K extends keyof T> = T & { [P in K]-?: NonNullable<T[P]> };
 export type NodePhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Skipped' | 'Omitted';
 export type NodeType = 'Pod' | 'DAG' | 'Retry' | 'TaskGroup' | 'Skipped' | 'Suspend';
 export type WorkflowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error';
-export type Parameter = IParameter;
-export type Artifact = IArtifact;
+export type Parameter = ArgoParameter;
+export type Artifact = ArgoArtifact;
 export type DagTask = With<ArgoDagTask, 'template'>;
 export type Template = With<Omit<ArgoTemplate, 'dag' | 'script'>, 'name'> & {
-  dag?: Omit<IDAGTemplate, 'tasks'> & { tasks: DagTask[] };
-  script?: With<IScriptTemplate, 'source'>;
+  dag?: Omit<ArgoDagTemplate, 'tasks'> & { tasks: DagTask[] };
+  script?: With<ArgoScriptTemplate, 'source'>;
 };
 export type WorkflowSpec = With<Omit<ArgoWorkflowSpec, 'templates'>, 'entrypoint'> & {
   templates: Template[];
@@ -45,7 +44,7 @@ export type ArgoWorkflow = Omit<LibraryWorkflow, 'spec' | 'status'> & {
   status?: WorkflowStatus;
 };
 export type CronWorkflow = Omit<LibraryCronWorkflow, 'spec'> & {
-  spec: Omit<ICronWorkflowSpec, 'workflowSpec'> & { workflowSpec: WorkflowSpec };
+  spec: Omit<LibraryCronWorkflowSpec, 'workflowSpec'> & { workflowSpec: WorkflowSpec };
 };
 
 /** 32-bit FNV-1a of a string's UTF-8 bytes (Go's hash/fnv New32a). */
