@@ -1,8 +1,9 @@
 // A controller: a work queue of `namespace/name` keys and a reconcile function. Made paused, its queue
 // takes keys at once but its workers wait for start() (the manager starts them once caches synced). A failing reconcile is logged and
 // requeued with backoff; it never crashes the process. A conflict (the cache was behind a write) is
-// expected: requeued quietly, the watch event of the newer version brings the key back anyway.
-import { WorkQueue, isConflict } from '@sandflow/kube';
+// expected: requeued quietly, the watch event of the newer version brings the key back anyway; so is
+// NotFound (the object was deleted meanwhile).
+import { WorkQueue, isConflict, isNotFound } from '@sandflow/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from '../runtime/metrics.js';
 
@@ -43,6 +44,13 @@ export class Controller {
       this.metrics.reconciles.inc({ controller: this.name, result: 'success' });
       if (r?.requeueAfterMs !== undefined) this.queue.addAfter(key, r.requeueAfterMs);
     } catch (e) {
+      if (isNotFound(e)) {
+        // Deleted while being reconciled: its delete event is on the way, nothing is left to do.
+        this.queue.forget(key);
+        this.metrics.reconciles.inc({ controller: this.name, result: 'success' });
+        this.log.debug({ controller: this.name, key }, 'gone while reconciled');
+        return;
+      }
       const delay = this.queue.addRateLimited(key);
       if (isConflict(e)) {
         this.metrics.reconciles.inc({ controller: this.name, result: 'conflict' });
