@@ -23,7 +23,7 @@ export function createApp(deps: ApiDeps, metrics = new ApiMetrics()): Express {
   const api = express.Router();
   api.use(metrics.observe(API_BASE));
   api.use(cookieParser());
-  mountRoutes(api, allRoutes(services), services);
+  mountRoutes(api, allRoutes(services), services, { checkAnswers: deps.checkAnswers });
   api.use(unknownRoute);
   api.use(errorResponder(deps.logger));
 

@@ -19,11 +19,6 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') => {
   return rest;
 };
 
-const envelope = {
-  type: 'object',
-  required: ['result', 'status'],
-  properties: { result: {}, status: { type: 'integer' } },
-};
 const errorEnvelope = {
   type: 'object',
   required: ['result', 'status', 'error'],
@@ -40,8 +35,9 @@ const errorEnvelope = {
 
 /** The envelope with the route's `result` described. */
 const withResult = (result: z.ZodType) => ({
-  ...envelope,
-  properties: { ...envelope.properties, result: jsonSchema(result, 'output') },
+  type: 'object',
+  required: ['result', 'status'],
+  properties: { result: jsonSchema(result, 'output'), status: { type: 'integer' } },
 });
 
 /** The OpenAPI 3.1 document of the routes, generated from their zod schemas and the authorization table. */
@@ -68,10 +64,15 @@ export function buildOpenApi(routes: RouteDefinition[]): Record<string, unknown>
       ...(rule?.access === 'public' ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
       responses: {
-        [status]: {
-          description: 'success',
-          content: { 'application/json': { schema: r.result ? withResult(r.result) : envelope } },
-        },
+        [r.raw ? String(r.raw.status) : status]: r.raw
+          ? {
+              description: r.raw.description,
+              ...(r.raw.contentType ? { content: { [r.raw.contentType]: {} } } : {}),
+            }
+          : {
+              description: 'success',
+              content: { 'application/json': { schema: withResult(r.result) } },
+            },
         default: { description: 'failure', content: { 'application/json': { schema: errorEnvelope } } },
       },
     };

@@ -10,7 +10,7 @@ export interface Caller {
   isSuperAdmin: boolean;
   currentOrganizationId: string | null;
   /** organization id → organization_admin | user */
-  memberships: Map<string, string>;
+  memberships: Map<string, 'organization_admin' | 'user'>;
   /** group id → organization id, for the groups the caller administers */
   adminGroups: Map<string, string>;
 }
@@ -21,7 +21,7 @@ interface CallerRecord {
   email: string;
   name: string;
   isSuperAdmin: boolean;
-  memberships: [string, string][];
+  memberships: [string, 'organization_admin' | 'user'][];
   adminGroups: [string, string][];
 }
 
@@ -44,13 +44,13 @@ async function fetchCallerRecord(db: Knex, userId: string): Promise<CallerRecord
     email: user.email,
     name: `${user.first_name} ${user.last_name}`.trim(),
     isSuperAdmin: user.is_super_admin,
-    memberships: parseJson<[string, string][]>(user.memberships),
+    memberships: parseJson<[string, 'organization_admin' | 'user'][]>(user.memberships),
     adminGroups: parseJson<[string, string][]>(user.admin_groups),
   };
 }
 
 function toCaller(record: CallerRecord, organizationId: string | null): Caller {
-  const memberOf = new Map<string, string>(record.memberships);
+  const memberOf = new Map(record.memberships);
   // A token minted before the caller left an organization must not keep it current.
   const current =
     organizationId && (memberOf.has(organizationId) || record.isSuperAdmin) ? organizationId : null;

@@ -23,11 +23,15 @@ export interface RouteContext<B, Q, P> {
   organizationId: string | null;
 }
 
-export interface RouteDefinition<
-  B extends AnySchema | undefined = AnySchema | undefined,
-  Q = unknown,
-  P = unknown,
-> {
+/** What a route sends instead of the `{ result, status }` envelope (redirects, images, documents). */
+export interface RawAnswer {
+  status: number;
+  description: string;
+  /** Media type of the body; absent for a redirect. */
+  contentType?: string;
+}
+
+interface RouteBase<B extends AnySchema | undefined, Q, P> {
   method: Method;
   path: string;
   summary: string;
@@ -42,22 +46,57 @@ export interface RouteDefinition<
   status?: number;
   /** Middleware run after the body is parsed (rate limiters keyed by account). */
   limiters?: RequestHandler[];
-  /** Description of `result` for the OpenAPI document. */
-  result?: AnySchema;
-  handler(ctx: RouteContext<Out<B>, Out<Q>, Out<P>>): Promise<unknown>;
 }
 
-/** Identity, for type inference of the handler's context from the schemas. */
+/**
+ * A route answers the envelope with a `result` its schema describes (the handler's return
+ * type is checked against it, and under test every answer is parsed with it), or, rarely,
+ * something else it writes itself (`raw`, the handler returning HANDLED).
+ */
+export type RouteDefinition<
+  B extends AnySchema | undefined = AnySchema | undefined,
+  Q = unknown,
+  P = unknown,
+  R extends AnySchema = AnySchema,
+> = RouteBase<B, Q, P> &
+  (
+    | {
+        result: R;
+        raw?: undefined;
+        handler(ctx: RouteContext<Out<B>, Out<Q>, Out<P>>): Promise<z.input<R>>;
+      }
+    | {
+        raw: RawAnswer;
+        result?: undefined;
+        handler(ctx: RouteContext<Out<B>, Out<Q>, Out<P>>): Promise<typeof HANDLED>;
+      }
+  );
+
+/** Identity, for type inference of the handler's context and answer from the schemas. */
 export function route<
   B extends AnySchema | undefined = undefined,
   Q extends AnySchema | undefined = undefined,
   P extends AnySchema | undefined = undefined,
->(definition: RouteDefinition<B, Q, P>): RouteDefinition {
+  R extends AnySchema = AnySchema,
+>(definition: RouteDefinition<B, Q, P, R>): RouteDefinition {
   return definition as unknown as RouteDefinition;
 }
 
+/**
+ * Under test (`ApiDeps.checkAnswers`), an answer that its route's schema does not describe
+ * is a 500: the OpenAPI document and the console's types are built from those schemas.
+ */
+export function checkAnswer(definition: RouteDefinition, result: unknown): void {
+  if (!definition.result) return;
+  const parsed = definition.result.safeParse(JSON.parse(JSON.stringify(result ?? null)));
+  if (!parsed.success)
+    throw new Error(
+      `${definition.method.toUpperCase()} ${definition.path} answered outside its result schema: ${describeIssue(parsed.error, 'result')}`,
+    );
+}
+
 /** A response the handler writes itself (redirects, images). */
-export const HANDLED = Symbol('handled');
+export const HANDLED: unique symbol = Symbol('handled');
 
 /** Zod's first issue as `field: message`, so a 400/422 always names the field. */
 export function describeIssue(error: z.ZodError, where: string): string {
@@ -85,7 +124,12 @@ export function accessTokenOf(req: Request): string | undefined {
   return cookie || undefined;
 }
 
-export function mountRoutes(router: Router, routes: RouteDefinition[], services: Services): void {
+export function mountRoutes(
+  router: Router,
+  routes: RouteDefinition[],
+  services: Services,
+  options: { checkAnswers?: boolean | undefined } = {},
+): void {
   for (const definition of routes) {
     const key = routeKey(definition.method, definition.path);
     const rule = AUTHORIZATION[key];
@@ -140,6 +184,7 @@ export function mountRoutes(router: Router, routes: RouteDefinition[], services:
         organizationId,
       } as never);
       if (result === HANDLED) return;
+      if (options.checkAnswers) checkAnswer(definition, result);
       const status = definition.status ?? 200;
       res.status(status).json({ result: result ?? null, status });
     };

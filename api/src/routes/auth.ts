@@ -4,6 +4,7 @@ import { unauthorized } from '../http/errors.js';
 import { credentialLimiters } from '../http/rate-limit.js';
 import { REFRESH_COOKIE, route, type RouteDefinition } from '../http/route.js';
 import { tokenParams, zBool, zEmail, zName, zText } from '../http/schemas.js';
+import { zDone, zSessionResult } from './results.js';
 import type { Services } from '../services/index.js';
 import { checkBot } from '../services/bot-check.js';
 
@@ -13,6 +14,11 @@ const password = zText(256, { min: 1, minMessage: 'Required', trim: false });
 function safeBackUrl(header: string | undefined): string {
   return header && /^\/(?!\/)[^\s\\]*$/.test(header) ? header : '/dashboard';
 }
+
+const invitationResult = z
+  .strictObject({ organization: z.string(), user: z.string().describe('The invited e-mail address.') })
+  .nullable()
+  .describe('null: unknown, used or expired.');
 
 export function authRoutes(services: Services): RouteDefinition[] {
   const { accounts, tokens, config, members } = services;
@@ -30,6 +36,9 @@ export function authRoutes(services: Services): RouteDefinition[] {
         password,
         invitation_link: zText(200).optional(),
       }),
+      result: zSessionResult.extend({
+        url: z.string().describe('Where the console goes next (X-Back-Url, same-site paths only).'),
+      }),
       async handler({ req, res, body }) {
         const session = await accounts.login(body.username, body.password, body.invitation_link || undefined);
         setSessionCookies(res, session, config);
@@ -41,6 +50,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       path: '/logout',
       tag: 'auth',
       summary: 'Sign out: revokes the refresh-token family and clears the cookies.',
+      result: zDone,
       async handler({ req, res }) {
         const refresh = (req.cookies as Record<string, string> | undefined)?.[REFRESH_COOKIE];
         if (refresh) await tokens.revoke(refresh);
@@ -54,6 +64,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary:
         'A new token pair for the refresh token (Bearer header or cookie); reusing an old one revokes its family.',
+      result: zSessionResult,
       async handler({ req, res }) {
         const header = req.get('authorization');
         const token = header?.startsWith('Bearer ')
@@ -72,6 +83,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       summary: 'Mail a password-reset link (always 200).',
       limiters,
       body: z.object({ username: zEmail }),
+      result: zDone,
       async handler({ body }) {
         await accounts.forgotPassword(body.username);
         return true;
@@ -85,6 +97,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       limiters,
       params: tokenParams,
       body: z.object({ password }),
+      result: zDone,
       async handler({ params, body }) {
         await accounts.resetPassword(params.token, body.password);
         return true;
@@ -98,6 +111,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
         'Change the password (spec 1 §5 strength rule); signs out every other session and answers fresh tokens for this one.',
       limiters,
       body: z.object({ old_password: password, new_password: password }),
+      result: zSessionResult,
       async handler({ caller, body, res }) {
         const session = await accounts.changePassword(caller!, body.old_password, body.new_password);
         setSessionCookies(res, session, config);
@@ -110,6 +124,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary: 'Confirm an e-mail address.',
       params: tokenParams,
+      result: zDone,
       async handler({ params }) {
         return accounts.verify(params.token);
       },
@@ -130,6 +145,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
         invitation_link: zText(200).optional(),
         re_captcha_token: zText(4096).optional(),
       }),
+      result: zDone,
       async handler({ req, body }) {
         await checkBot(config, body.re_captcha_token, req.ip);
         return accounts.register(body);
@@ -141,6 +157,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary: 'The organization and e-mail of a pending invitation.',
       params: tokenParams,
+      result: invitationResult,
       async handler({ params }) {
         const invitation = await members.findInvitation(params.token);
         if (!invitation) return null;
@@ -153,6 +170,7 @@ export function authRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary: 'Accept an invitation as the signed-in person.',
       params: tokenParams,
+      result: zDone,
       async handler({ params, caller }) {
         await members.acceptInvitation(caller!, params.token);
         return true;

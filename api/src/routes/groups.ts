@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { idParams, zBool, zInt, zName, zResources, zStringList, zUuid } from '../http/schemas.js';
+import { zDone, zGroupResult } from './results.js';
 import type { Services } from '../services/index.js';
 
 const groupFields = {
@@ -23,6 +24,7 @@ export function groupRoutes(services: Services): RouteDefinition[] {
       summary:
         'Groups of the current organization (a group admin: theirs; the super admin: all, or ?organization=).',
       query: z.object({ organization: zUuid.optional() }),
+      result: z.array(zGroupResult),
       async handler({ caller, role, query }) {
         return groups.list(caller!, role!, query.organization);
       },
@@ -34,6 +36,7 @@ export function groupRoutes(services: Services): RouteDefinition[] {
       summary: 'Create a group, its namespace and ResourceQuota; its quota fits in the organization quota.',
       status: 201,
       body: z.object(groupFields).strict(),
+      result: zGroupResult,
       async handler({ caller, role, body }) {
         return groups.create(caller!, role!, body);
       },
@@ -45,6 +48,7 @@ export function groupRoutes(services: Services): RouteDefinition[] {
       summary: 'Update a group; a quota change updates its ResourceQuota.',
       params: idParams,
       body: z.object({ ...groupFields, name: zName.optional(), id: zUuid.optional() }).strict(),
+      result: zGroupResult,
       async handler({ caller, params, body }) {
         return groups.update(caller!, params.id, body);
       },
@@ -55,6 +59,7 @@ export function groupRoutes(services: Services): RouteDefinition[] {
       tag: 'groups',
       summary: 'Delete a group and its namespace.',
       params: idParams,
+      result: zDone,
       async handler({ caller, params }) {
         await groups.remove(caller!, params.id);
         return true;

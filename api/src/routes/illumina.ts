@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { zBool, zInt, zText } from '../http/schemas.js';
 import { BOT_CHECK_PROVIDERS } from '../config.js';
+import { zTimestamp } from './results.js';
 import type { Services } from '../services/index.js';
 import { productLicense } from '../services/license.js';
 
@@ -23,6 +24,27 @@ const publicPreferences = z.object({
     })
     .nullable()
     .describe('The bot-check widget registration needs (POST /user re_captcha_token); null when off.'),
+});
+
+const eventResult = z.strictObject({
+  id: z.number().int(),
+  timestamp: zTimestamp,
+  organization_name: z.string().describe("'' for platform-wide events."),
+  kind: z.string(),
+  action: z.string(),
+  subject: z.string(),
+  data: z.array(z.unknown()),
+  user_name: z.string(),
+});
+
+const configurationResult = z.strictObject({
+  allow_new_organization: z.boolean(),
+  disable_provisioning: z.boolean(),
+  registry: z.strictObject({
+    url: z.string(),
+    username: z.string(),
+    password: z.string().describe("'********' when one is set: it is write-only."),
+  }),
 });
 
 export function illuminaRoutes(services: Services): RouteDefinition[] {
@@ -60,6 +82,7 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
       summary:
         'Audit events, newest first, 30 per page (pages start at 0), scoped to what the caller may see.',
       query: z.object({ page: zInt.pipe(z.number().min(0, 'must be at least 0').max(100_000)).default(0) }),
+      result: z.array(eventResult),
       async handler({ caller, query }) {
         return events.page(caller!, query.page);
       },
@@ -69,6 +92,7 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
       path: '/illumina/configuration',
       tag: 'platform',
       summary: 'Global preferences (super admin).',
+      result: configurationResult,
       async handler() {
         const all = await preferences.all();
         return { ...all, registry: { ...all.registry, password: all.registry.password ? '********' : '' } };
@@ -88,6 +112,7 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
           .strict()
           .optional(),
       }),
+      result: configurationResult,
       async handler({ body, caller }) {
         const current = await preferences.all();
         const saved = await preferences.set({

@@ -5,6 +5,15 @@ import type { Caller } from '../http/caller.js';
 import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
 import { zBool, zName, zText } from '../http/schemas.js';
+import {
+  zDone,
+  zIdName,
+  zMemberQuota,
+  zOrganizationResult,
+  zRole,
+  zSessionResult,
+  zTimestamp,
+} from './results.js';
 import type { Services } from '../services/index.js';
 
 export const AVATAR_MAX_BYTES = 512 * 1024;
@@ -12,6 +21,43 @@ const AVATAR_TYPES = new Set(['image/png', 'image/jpeg']);
 
 const userParams = z.object({ user: z.uuid('must be a uuid') }).strict();
 const color = zText(7).regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
+
+const tagResult = z.strictObject({ label: z.string(), color: z.string() });
+const contactResult = z.strictObject({
+  name: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+});
+
+const meResult = z.strictObject({
+  id: z.uuid(),
+  username: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  role: zRole.nullable().describe('In the current organization; admin for the super admin.'),
+  uid: z.number().int(),
+  groups: z.array(zIdName).describe('In the current organization.'),
+  organizations: z.array(z.strictObject({ id: z.uuid(), name: z.string(), role: zRole })),
+  current_organization: z.uuid().nullable(),
+  preferences: z.strictObject({ mail_notification: z.boolean() }),
+  quota: z.array(zMemberQuota),
+  tags: z.array(tagResult),
+  contacts: z.array(contactResult),
+  has_avatar: z.boolean(),
+});
+
+const notificationResult = z.strictObject({
+  id: z.number().int(),
+  title: z.string(),
+  type: z.string().describe('A colour name: primary, success, warning, danger.'),
+  text: z.string(),
+  timestamp: zTimestamp,
+  link: z.string().nullable().describe('The run it is about, when there is one.'),
+  message_data: z
+    .strictObject({ action: z.string(), uuid: z.string().optional(), run_uuid: z.string().optional() })
+    .nullable(),
+});
 
 export function meRoutes(services: Services): RouteDefinition[] {
   const { db, accounts, organizations, groups, notifications, config, events } = services;
@@ -32,6 +78,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       summary:
         'The signed-in person: organizations, role, groups, uid, preferences. ?invite= accepts an invitation first.',
       query: z.object({ invite: zText(200).optional() }),
+      result: meResult,
       async handler({ caller, query }) {
         if (query.invite)
           await services.members.acceptInvitation(caller!, query.invite).catch(() => undefined);
@@ -43,6 +90,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/organization',
       tag: 'me',
       summary: 'The current organization.',
+      result: zOrganizationResult.nullable(),
       async handler({ caller, role }) {
         if (!caller!.currentOrganizationId) return null;
         return organizations.view(await organizations.get(caller!.currentOrganizationId), role ?? undefined);
@@ -53,6 +101,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/group/name',
       tag: 'me',
       summary: "Id and name of the caller's groups in the current organization.",
+      result: z.array(zIdName),
       async handler({ caller }) {
         return groups.namesOf(caller!);
       },
@@ -63,6 +112,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary: 'Switch the current organization; answers fresh tokens.',
       body: z.object({ name: zName }),
+      result: zSessionResult,
       async handler({ caller, body, res }) {
         const session = await accounts.switchOrganization(caller!, body.name);
         setSessionCookies(res, session, config);
@@ -75,6 +125,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary: 'Personal preferences (mail_notification).',
       body: z.object({ preferences: z.object({ mail_notification: zBool.optional() }).strict() }),
+      result: zDone,
       async handler({ caller, body }) {
         await accounts.setPreferences(caller!, body.preferences);
         await recordOwnChange(caller!, 'preferences');
@@ -86,6 +137,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/notifications/new',
       tag: 'me',
       summary: 'Unseen notifications of the current organization, newest first; they are marked seen.',
+      result: z.array(notificationResult),
       async handler({ caller }) {
         return notifications.takeNew(caller!.userId, caller!.currentOrganizationId);
       },
@@ -95,6 +147,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/tags',
       tag: 'me',
       summary: "The caller's tags.",
+      result: z.array(tagResult),
       async handler({ caller }) {
         return db('tags').where({ user_id: caller!.userId }).orderBy('id').select('label', 'color');
       },
@@ -105,6 +158,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary: 'Add a tag; colour and label must be unused by the other tags.',
       body: z.object({ color, label: zText(50, { min: 1, minMessage: 'Enter a valid tag label' }) }),
+      result: tagResult,
       async handler({ caller, body }) {
         const clash = await db('tags')
           .where({ user_id: caller!.userId })
@@ -123,6 +177,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       path: '/contact',
       tag: 'me',
       summary: "The caller's contacts.",
+      result: z.array(contactResult),
       async handler({ caller }) {
         return (await db('contacts').where({ user_id: caller!.userId }).first())?.contacts ?? [];
       },
@@ -145,6 +200,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
           )
           .max(100),
       }),
+      result: zDone,
       async handler({ caller, body }) {
         await db('contacts')
           .insert({ user_id: caller!.userId, contacts: JSON.stringify(body.contacts) })
@@ -160,6 +216,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       tag: 'me',
       summary: 'The avatar image of a person sharing the organization; 404 when none.',
       params: userParams,
+      raw: { status: 200, contentType: 'image/*', description: 'The image (png or jpeg).' },
       async handler({ params, res }) {
         const row = await db('users').where({ id: params.user }).first('avatar', 'avatar_type');
         if (!row?.avatar) throw notFound('Avatar');
@@ -179,6 +236,10 @@ export function meRoutes(services: Services): RouteDefinition[] {
       body: z.object({
         file_name: zText(255).optional(),
         file_body: zText(1_000_000, { min: 1, minMessage: 'Required' }),
+      }),
+      result: z.strictObject({
+        type: z.string().describe('The sniffed media type.'),
+        size: z.number().int(),
       }),
       async handler({ params, body, caller }) {
         const bytes = Buffer.isBuffer(body)
@@ -210,6 +271,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
         subject: zText(200, { min: 1, minMessage: 'Required' }),
         content: zText(10_000, { min: 1, minMessage: 'Required' }),
       }),
+      result: zDone,
       async handler({ caller, body }) {
         await db('feedback').insert({
           user_id: caller!.userId,

@@ -42,6 +42,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
       path: '/oidc/login',
       tag: 'auth',
       summary: 'Start single sign-on: redirects to the identity provider.',
+      raw: { status: 302, description: 'Redirect to the identity provider.' },
       async handler({ res }) {
         const configuration = await provider();
         const verifier = oidc.randomPKCECodeVerifier();
@@ -71,6 +72,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
       tag: 'auth',
       summary: 'The identity provider returns here; signs in and redirects to the console.',
       query: z.object({ code: zText(2000).optional(), state: zText(500).optional() }).loose(),
+      raw: { status: 302, description: 'Signed in (session cookies set): redirect to the console.' },
       async handler({ req, res }) {
         const configuration = await provider();
         const flow = z

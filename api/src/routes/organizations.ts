@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { idParams, zBool, zName, zResources, zStringList, zText, zUuid } from '../http/schemas.js';
+import { ALGORITHMS, zDone, zOrganizationResult, zResourcesResult } from './results.js';
 import type { Services } from '../services/index.js';
 import { normalizeMountPoints } from '../services/organizations.js';
 
-const ALGORITHMS = ['round_robin', 'fill_all', 'fill_one'] as const;
-
-const resources = z.object({
-  cpu: z.number().describe('millicores'),
-  memory: z.number().describe('MB'),
-  disk: z.number().describe('MB'),
-});
+const resources = zResourcesResult;
 const capacityResult = z.object({
   total: resources.nullable().describe('Summed resources of the alive cluster managers; null: unknown.'),
   clusters: z.number().nullable().describe('How many alive cluster managers were counted.'),
@@ -57,6 +52,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       path: '/organizations',
       tag: 'organizations',
       summary: 'Organizations: all for the super admin, otherwise those the caller belongs to.',
+      result: z.array(zOrganizationResult),
       async handler({ caller }) {
         return organizations.list(caller!);
       },
@@ -81,6 +77,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
         'Create an organization; the creator becomes its admin. Quota capped by free cluster capacity.',
       status: 201,
       body: z.object({ name: zName, quota: zResources.optional(), admins: zStringList.optional() }).strict(),
+      result: zOrganizationResult,
       async handler({ caller, body }) {
         return organizations.create(caller!, body);
       },
@@ -92,6 +89,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       summary: 'Update an organization (an organization admin: name and provisioner limits only).',
       params: idParams,
       body: organizationUpdate,
+      result: zOrganizationResult,
       async handler({ caller, role, params, body }) {
         return organizations.update(caller!, role!, params.id, {
           name: body.name,
@@ -112,6 +110,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       summary: 'Delete an organization, its groups and namespaces; ?purge=true also removes its users.',
       params: idParams,
       query: z.object({ purge: zBool.default(false) }),
+      result: zDone,
       async handler({ caller, params, query }) {
         await organizations.remove(caller!, params.id, query.purge);
         return true;
@@ -124,6 +123,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       summary: 'Set the organization admins.',
       params: idParams,
       body: z.object({ admins: zStringList }),
+      result: zOrganizationResult,
       async handler({ caller, params, body }) {
         return organizations.setAdmins(caller!, params.id, body.admins);
       },
@@ -135,6 +135,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       summary: 'Set the scheduling algorithm.',
       params: idParams,
       body: z.object({ algorithm: z.enum(ALGORITHMS) }),
+      result: zOrganizationResult,
       async handler({ caller, params, body }) {
         return organizations.patch(caller!, params.id, { algorithm: body.algorithm }, 'algorithm');
       },
@@ -156,6 +157,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
           })
           .strict(),
       }),
+      result: zOrganizationResult,
       async handler({ caller, params, body }) {
         return organizations.patch(
           caller!,
@@ -176,6 +178,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
         mount_points: z.array(zText(500)).max(100).default([]),
         safe_mount: zBool,
       }),
+      result: zOrganizationResult,
       async handler({ caller, params, body }) {
         const mountPoints = normalizeMountPoints(body.mount_points, body.safe_mount);
         return organizations.patch(
@@ -192,6 +195,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       tag: 'organizations',
       summary: 'Disable a cluster manager for this organization.',
       params: clusterParams,
+      result: zOrganizationResult,
       async handler({ caller, params }) {
         const org = await organizations.get(params.id);
         const disabled = new Set<string>(org.disabled_clusters);
@@ -210,6 +214,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       tag: 'organizations',
       summary: 'Re-enable a cluster manager for this organization.',
       params: clusterParams,
+      result: zOrganizationResult,
       async handler({ caller, params }) {
         const org = await organizations.get(params.id);
         const disabled = (org.disabled_clusters as string[]).filter((c) => c !== params.clusterId);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { route, type RouteDefinition } from '../http/route.js';
 import { zText } from '../http/schemas.js';
+import { zTimestamp } from './results.js';
 import type { Services } from '../services/index.js';
 
 /**
@@ -20,6 +21,15 @@ export function outboxRoutes(services: Services): RouteDefinition[] {
         to: zText(254).optional(),
         limit: z.coerce.number().int('must be an integer').min(1).max(200).default(50),
       }),
+      result: z.array(
+        z.strictObject({
+          id: z.number().int(),
+          to: z.string(),
+          subject: z.string(),
+          text: z.string(),
+          created_at: zTimestamp,
+        }),
+      ),
       async handler({ query }) {
         const rows = services
           .db('outbox')

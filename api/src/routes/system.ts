@@ -1,5 +1,6 @@
 import { HANDLED as HANDLED_MARK, route, type RouteDefinition } from '../http/route.js';
 import { readOpenApiDocument } from '../openapi.js';
+import { z } from 'zod';
 import type { Services } from '../services/index.js';
 
 export function systemRoutes(services: Services): RouteDefinition[] {
@@ -10,9 +11,10 @@ export function systemRoutes(services: Services): RouteDefinition[] {
       path: '/healthz',
       tag: 'system',
       summary: 'Liveness and database reachability.',
+      result: z.strictObject({ ok: z.literal(true) }),
       async handler() {
         await services.db.raw('select 1');
-        return { ok: true };
+        return { ok: true as const };
       },
     }),
     route({
@@ -20,6 +22,7 @@ export function systemRoutes(services: Services): RouteDefinition[] {
       path: '/openapi.json',
       tag: 'system',
       summary: 'This OpenAPI 3.1 document.',
+      raw: { status: 200, contentType: 'application/json', description: 'This OpenAPI 3.1 document.' },
       async handler({ res }) {
         document ??= readOpenApiDocument();
         res.json(document);

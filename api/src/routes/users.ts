@@ -2,7 +2,50 @@ import { z } from 'zod';
 import { forbidden, unprocessable } from '../http/errors.js';
 import { route, type RouteDefinition } from '../http/route.js';
 import { idParams, zBool, zEmail, zInt, zNonNegative, zStringList, zUuid } from '../http/schemas.js';
+import { zDone, zMemberQuota, zResourcesResult, zRole, zTimestamp } from './results.js';
 import type { Services } from '../services/index.js';
+
+const usernameResult = z.strictObject({
+  id: z.uuid(),
+  email: z.string(),
+  organization: z.uuid().nullable().describe('One of their organizations; null: none.'),
+});
+
+const groupTableResult = z.strictObject({
+  id: z.uuid(),
+  name: z.string(),
+  quota: zResourcesResult,
+  users: z.array(
+    z.strictObject({
+      uuid: z.string().describe('group id - user id'),
+      id: z.uuid(),
+      name: z.string(),
+      email: z.string(),
+      uid: z.number().int().nullable(),
+      admin: z.boolean(),
+      quota: zMemberQuota,
+      last_sandbox_created: zTimestamp.nullable(),
+    }),
+  ),
+});
+
+const userResult = z.strictObject({
+  id: z.uuid(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  fullName: z.string(),
+  creation_time: zTimestamp,
+  verified: z.boolean(),
+  uid: z.number().int().nullable().describe('In the (first listed) organization.'),
+  organizations: z.array(
+    z.strictObject({ id: z.uuid(), name: z.string(), role: zRole, uid: z.number().int() }),
+  ),
+  groups: z.array(
+    z.strictObject({ id: z.uuid(), name: z.string(), organization: z.uuid(), admin: z.boolean() }),
+  ),
+  quota: z.array(zMemberQuota),
+});
 
 export function userRoutes(services: Services): RouteDefinition[] {
   const { members } = services;
@@ -12,6 +55,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       path: '/admin/username',
       tag: 'users',
       summary: 'id, email and organization of the people an admin can pick.',
+      result: z.array(usernameResult),
       async handler({ caller }) {
         return members.usernames(caller!);
       },
@@ -21,6 +65,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       path: '/admin/group/users',
       tag: 'users',
       summary: 'One table of members per group of the current organization (a group admin: their groups).',
+      result: z.array(groupTableResult),
       async handler({ caller, role }) {
         return members.groupTables(caller!, role!);
       },
@@ -30,6 +75,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       path: '/admin/users',
       tag: 'users',
       summary: 'Every account with its organizations and groups (super admin).',
+      result: z.array(userResult),
       async handler() {
         return members.allUsers();
       },
@@ -39,6 +85,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       path: '/admin/users/organization',
       tag: 'users',
       summary: 'The members of the current organization.',
+      result: z.array(userResult),
       async handler({ caller }) {
         return caller!.currentOrganizationId ? members.organizationUsers(caller!.currentOrganizationId) : [];
       },
@@ -63,6 +110,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
           .strict(),
         uid: zInt.pipe(z.number().min(1000, 'must be at least 1000').max(2_147_483_647)).optional(),
       }),
+      result: zDone,
       async handler({ caller, role, organizationId, params, body }) {
         if (!organizationId) throw unprocessable('quota.group: no current organization');
         await members.setQuota(caller!, role!, organizationId, params.id, body);
@@ -81,6 +129,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
         organization: zUuid.optional(),
         default_group: zUuid.optional(),
       }),
+      result: z.array(z.strictObject({ email: z.string() })),
       async handler({ caller, role, body }) {
         const organizationId = body.organization ?? caller!.currentOrganizationId;
         if (role !== 'admin' && body.organization && body.organization !== caller!.currentOrganizationId) {
@@ -96,6 +145,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       tag: 'users',
       summary: 'Delete an account (super admin).',
       params: idParams,
+      result: zDone,
       async handler({ caller, params }) {
         await members.deleteUser(caller!, params.id);
         return true;
@@ -107,6 +157,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       tag: 'users',
       summary: 'Remove a member from a group.',
       params: z.object({ id: zUuid, group: zUuid }).strict(),
+      result: zDone,
       async handler({ caller, params }) {
         await members.removeFromGroup(caller!, params.id, params.group);
         return true;
@@ -118,6 +169,7 @@ export function userRoutes(services: Services): RouteDefinition[] {
       tag: 'users',
       summary: 'Remove a member from an organization (and its groups).',
       params: z.object({ id: zUuid, organization: zUuid }).strict(),
+      result: zDone,
       async handler({ caller, params }) {
         await members.removeFromOrganization(caller!, params.id, params.organization);
         return true;

@@ -232,8 +232,8 @@ export function createAccountService(deps: Deps) {
           use_free: g.use_free,
           use_percentage: g.use_percentage,
         })),
-        tags: json<Row[]>(user.tags),
-        contacts: json<unknown[]>(user.contacts),
+        tags: json<{ label: string; color: string }[]>(user.tags),
+        contacts: json<{ name?: string; email?: string; phone?: string }[]>(user.contacts),
         has_avatar: user.has_avatar,
       };
     },

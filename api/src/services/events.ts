@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Caller } from '../http/caller.js';
 import { roleIn } from '../http/caller.js';
 import { readCachesFor } from '../http/caller-cache.js';
+import type { Row } from './tenancy-shared.js';
 
 /** Spec 1 §3 / spec 3 §3 audit event kinds. */
 export type EventKind =
@@ -78,7 +79,7 @@ export function createEventService(db: Knex) {
   }
 }
 
-function toEvent(row: Record<string, unknown>) {
+function toEvent(row: Row) {
   return {
     id: Number(row.id),
     timestamp: new Date(row.created_at as string | Date).toISOString(),

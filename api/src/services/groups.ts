@@ -36,7 +36,7 @@ interface Deps {
 }
 
 export function createGroupService({ db, kube, events, notifications }: Deps) {
-  async function view(row: Record<string, unknown>) {
+  async function view(row: Row) {
     const members = await db('group_members').where({ group_id: row.id }).select('user_id', 'is_admin');
     const org = await db('organizations').where({ id: row.organization_id }).first('name');
     return {

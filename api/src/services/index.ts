@@ -31,6 +31,8 @@ export interface ApiDeps {
    * ClusterManagers of `kube` when it is a KubeConfig, else unknown (uncapped).
    */
   clusterCapacity?: ClusterCapacity;
+  /** Tests: every answer is parsed with its route's result schema; one it does not describe is a 500. */
+  checkAnswers?: boolean;
 }
 
 export interface ScopeTarget {

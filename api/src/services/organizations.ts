@@ -20,6 +20,7 @@ import {
   resolveUsers,
   sumResources,
   uniqueSlug,
+  type Row,
 } from './tenancy-shared.js';
 
 /**
@@ -53,7 +54,7 @@ interface Deps {
 }
 
 export function createOrganizationService({ db, kube, events, clusterCapacity }: Deps) {
-  async function view(row: Record<string, unknown>, role?: string, conn: Knex = db) {
+  async function view(row: Row, role?: Role, conn: Knex = db) {
     const members = await conn('organization_members')
       .where({ organization_id: row.id })
       .select('user_id', 'role');
@@ -70,7 +71,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
       enable_provisioner: row.enable_provisioner,
       lock_provisioner: row.lock_provisioner,
       use_free: row.use_free,
-      registry: redactRegistry(row.registry as Record<string, unknown>),
+      registry: redactRegistry(row.registry as Registry | null),
       mount_points: row.mount_points,
       safe_mount: row.safe_mount,
       algorithm: row.algorithm,
@@ -305,8 +306,16 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
   }
 }
 
+/** An organization's image registry, as stored. */
+interface Registry {
+  use_custom: boolean;
+  url?: string;
+  username?: string;
+  password?: string;
+}
+
 /** The registry password is write-only. */
-function redactRegistry(registry: Record<string, unknown> | null) {
+function redactRegistry(registry: Registry | null): Registry {
   if (!registry) return { use_custom: false };
   const { password, ...rest } = registry;
   return { ...rest, password: password ? '********' : '' };

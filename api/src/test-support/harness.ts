@@ -69,6 +69,7 @@ export async function createHarness(
     logger: pino({ level: process.env.DBG ? 'debug' : 'silent' }),
     mailer: createMailer({ db, from: config.mailFrom }),
     config,
+    checkAnswers: true,
     ...(options.clusterCapacity ? { clusterCapacity: options.clusterCapacity } : {}),
   };
   const app = createApp(deps);
