@@ -1,4 +1,4 @@
-// Argo Workflows' full Workflow CRD (vendored in embedded/argo-crds) and its CEL rules: what a
+// Argo Workflows' full Workflow and CronWorkflow CRDs (vendored in embedded/argo-crds) and its CEL rules: what a
 // real cluster with Argo refuses, kube-lite refuses with the same Status.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -34,14 +34,17 @@ const dryRun = (body: unknown) =>
 
 beforeAll(async () => {
   namespace = await freshNamespace(kc, 'argo-rules');
-  await installCrds(
-    kc,
-    readCrds(ARGO_CRDS).filter((c) => c.metadata?.name === 'workflows.argoproj.io'),
-  );
+  await installCrds(kc, readCrds(ARGO_CRDS));
   await eventually(
     async () => {
-      const res = await rawRequest(kc, 'GET', `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/workflows`);
-      expect(res.status).toBe(200);
+      for (const plural of ['workflows', 'cronworkflows']) {
+        const res = await rawRequest(
+          kc,
+          'GET',
+          `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/${plural}`,
+        );
+        expect(res.status).toBe(200);
+      }
     },
     30_000,
     200,
@@ -62,8 +65,8 @@ describe("Argo's Workflow CRD rules", () => {
   it("refuse continueOn together with depends, at the task's path", async () => {
     const res = await dryRun(
       workflow([
-        { name: 'a', template: 'step' },
         { name: 'b', template: 'step', depends: 'a', continueOn: { failed: true } },
+        { name: 'a', template: 'step' },
       ]),
     );
     expect(res.status, res.text).toBe(422);
@@ -72,13 +75,37 @@ describe("Argo's Workflow CRD rules", () => {
     expect(status.details.causes).toEqual([
       {
         reason: 'FieldValueInvalid',
-        field: 'spec.templates[0].dag.tasks[1]',
+        field: 'spec.templates[0].dag.tasks[0]',
         message: `Invalid value: "object": cannot use 'continueOn' when using 'depends'`,
       },
     ]);
     expect(status.message).toMatch(
-      /^Workflow\.argoproj\.io "rules-\w*" is invalid: spec\.templates\[0\]\.dag\.tasks\[1\]: Invalid value: "object": cannot use 'continueOn' when using 'depends'$/,
+      /^Workflow\.argoproj\.io "rules-\w*" is invalid: spec\.templates\[0\]\.dag\.tasks\[0\]: Invalid value: "object": cannot use 'continueOn' when using 'depends'$/,
     );
+  });
+
+  it('hold in a CronWorkflow too, under spec.workflowSpec', async () => {
+    const { spec } = workflow([{ name: 'a', template: 'step', depends: 'x', continueOn: { failed: true } }]);
+    const res = await rawRequest(
+      kc,
+      'POST',
+      `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/cronworkflows?dryRun=All`,
+      JSON.stringify({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'CronWorkflow',
+        metadata: { name: 'nightly' },
+        spec: { schedules: ['0 1 * * *'], workflowSpec: spec },
+      }),
+      { 'Content-Type': 'application/json' },
+    );
+    expect(res.status, res.text).toBe(422);
+    expect(res.json().details.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.workflowSpec.templates[0].dag.tasks[0]',
+        message: `Invalid value: "object": cannot use 'continueOn' when using 'depends'`,
+      },
+    ]);
   });
 
   it('refuse depends together with dependencies, and two template types', async () => {
