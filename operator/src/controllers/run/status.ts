@@ -8,15 +8,17 @@ import { FINAL_RUN_PHASES, mirror } from '../../runs/mirror.js';
 import type { Handled } from './actions.js';
 
 export async function writeStatus(ctx: Context, run: Run, status: Partial<RunStatus>, handled: Handled) {
-  await ctx.kube.patchStatus(
+  const read = run.metadata.resourceVersion!;
+  const written = await ctx.kube.patchStatus<Run>(
     KINDS.run,
     run.metadata.namespace,
     run.metadata.name!,
     { ...status, handledActions: handled, observedGeneration: run.metadata.generation },
-    { resourceVersion: run.metadata.resourceVersion! },
+    { resourceVersion: read },
   );
-  // Until the watch brings the version this write made, the cached one is known to be stale.
-  ctx.superseded.set(keyOf(run), run.metadata.resourceVersion!);
+  // Until the watch brings the version this write made, the cached one is known to be stale (a write
+  // that changed nothing keeps the version, and the cached object is still the latest).
+  if (written.metadata.resourceVersion !== read) ctx.superseded.set(keyOf(run), read);
 }
 
 /** Argo's state → the Run status; wakes what a phase change concerns (queued runs, the session). */
