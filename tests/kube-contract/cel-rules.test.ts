@@ -19,7 +19,11 @@ let namespace: string;
 const rule = (r: Record<string, unknown>) => r;
 
 /** A CRD with one rule of each kind: object, list, field, fieldPath, messageExpression, reason, oldSelf. */
-function gizmoCrd(name = crdName, specRules = [] as Record<string, unknown>[]) {
+function gizmoCrd(
+  name = crdName,
+  specRules = [] as Record<string, unknown>[],
+  ownerRules = [] as Record<string, unknown>[],
+) {
   const [plural_, ...groupParts] = name.split('.');
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -64,7 +68,10 @@ function gizmoCrd(name = crdName, specRules = [] as Record<string, unknown>[]) {
                     minReplicas: { type: 'integer' },
                     maxReplicas: { type: 'integer' },
                     forbidden: { type: 'string' },
-                    owner: { type: 'string' },
+                    owner: {
+                      type: 'string',
+                      ...(ownerRules.length ? { 'x-kubernetes-validations': ownerRules } : {}),
+                    },
                     mode: {
                       type: 'string',
                       'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }],
@@ -250,6 +257,40 @@ describe('CEL validation rules', () => {
     ]);
   });
 
+  it('ratchet: a value an update leaves unchanged fails a new rule with a warning, not an error', async () => {
+    // Its own group: a second Gizmo kind in the same group would conflict with the first CRD's names.
+    const ratchetGroup = 'ratchet.contract.sandflow.io';
+    const name = `gizmos.${ratchetGroup}`;
+    const path = `/apis/${ratchetGroup}/v1/namespaces/${namespace}/gizmos`;
+    ok(await send('POST', CRDS, gizmoCrd(name)));
+    const legacy = (n: string) => ({
+      ...gizmo(n, { minReplicas: 1, maxReplicas: 2, owner: 'legacy' }),
+      apiVersion: `${ratchetGroup}/v1`,
+    });
+    const created = await eventually(async () => ok(await send('POST', path, legacy('old'))), 20_000, 200);
+    const crd = ok(await rawRequest(kc, 'GET', `${CRDS}/${name}`));
+    const retired = { rule: "self != 'legacy'", message: 'owner legacy is retired' };
+    ok(await send('PUT', `${CRDS}/${name}`, { ...gizmoCrd(name, [], [retired]), metadata: crd.metadata }));
+    await eventually(
+      async () => expect((await send('POST', `${path}?dryRun=All`, legacy('probe'))).status).toBe(422),
+      20_000,
+      200,
+    );
+    const res = await send('PUT', `${path}/old`, { ...created, spec: { ...created.spec, maxReplicas: 3 } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.warning).toBe(
+      '299 - "spec.owner: Invalid value: \\"string\\": owner legacy is retired"',
+    );
+    expect(causesOf(await send('POST', path, legacy('new')))).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.owner',
+        message: 'Invalid value: "string": owner legacy is retired',
+      },
+    ]);
+    await rawRequest(kc, 'DELETE', `${CRDS}/${name}`);
+  });
+
   it('skip the rules while schema errors block them', async () => {
     const res = await create(gizmo('typed', { minReplicas: 'many', maxReplicas: 1 }));
     const causes = causesOf(res);
@@ -271,6 +312,40 @@ describe('CEL validation rules', () => {
     expect(causes[0]!.message).toMatch(
       /^Invalid value: apiextensions\.ValidationRule\{Rule:"self\.minReplicas <", .*\}: compilation failed: ERROR: <input>:1:/,
     );
+  });
+
+  const ruleAt = `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[3]`;
+  it.each([
+    [{ rule: '' }, `${ruleAt}.rule`, 'FieldValueRequired', 'Required value: rule is not specified'],
+    [
+      { rule: 'true', reason: 'FieldValueBogus' },
+      `${ruleAt}.reason`,
+      'FieldValueNotSupported',
+      'Unsupported value: "FieldValueBogus": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
+    ],
+    [
+      { rule: 'true', fieldPath: '.nope' },
+      `${ruleAt}.fieldPath`,
+      'FieldValueInvalid',
+      'Invalid value: ".nope": fieldPath must be a valid path',
+    ],
+    [
+      { rule: 'true', message: 'two\nlines' },
+      `${ruleAt}.message`,
+      'FieldValueInvalid',
+      'Invalid value: "two\\nlines": message must not contain line breaks',
+    ],
+    [
+      { rule: 'true', messageExpression: '1' },
+      `${ruleAt}.messageExpression`,
+      'FieldValueInvalid',
+      'Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string',
+    ],
+  ])('refuse the CRD rule %o', async (badRule, field, reason, message) => {
+    const name = `${uniqueName('rules')}.${group}`;
+    expect(causesOf(await send('POST', CRDS, gizmoCrd(name, [badRule])))).toEqual([
+      { reason, field, message },
+    ]);
   });
 
   it('refuse a rule that does not evaluate to a bool', async () => {

@@ -42,24 +42,21 @@ export function rulesOf(schema: JSONSchemaProps): CompiledRule[] {
   return compiled;
 }
 
-const hasRulesByRoot = new WeakMap<JSONSchemaProps, boolean>();
+const hasRulesByNode = new WeakMap<JSONSchemaProps, boolean>();
 
-/** Whether any node of the schema carries rules; lets rule-free CRDs skip the CEL pass. */
+/** Whether the node or anything under it carries rules; lets rule-free branches be skipped. */
 export function schemaHasRules(schema: JSONSchemaProps): boolean {
-  let has = hasRulesByRoot.get(schema);
+  let has = hasRulesByNode.get(schema);
   if (has === undefined) {
-    has = anyRules(schema);
-    hasRulesByRoot.set(schema, has);
+    has =
+      Boolean(schema['x-kubernetes-validations']?.length) ||
+      (schema.items !== undefined && schemaHasRules(schema.items)) ||
+      (typeof schema.additionalProperties === 'object' && schemaHasRules(schema.additionalProperties)) ||
+      (schema.allOf ?? []).some(schemaHasRules) ||
+      Object.values(schema.properties ?? {}).some(schemaHasRules);
+    hasRulesByNode.set(schema, has);
   }
   return has;
-}
-
-function anyRules(s: JSONSchemaProps): boolean {
-  if (s['x-kubernetes-validations']?.length) return true;
-  if (s.items && anyRules(s.items)) return true;
-  if (typeof s.additionalProperties === 'object' && anyRules(s.additionalProperties)) return true;
-  if (s.allOf?.some(anyRules)) return true;
-  return Object.values(s.properties ?? {}).some(anyRules);
 }
 
 /** cel-go prints issues as `ERROR: <input>:line:col: msg` with the line and a caret under it. */

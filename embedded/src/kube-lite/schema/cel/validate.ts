@@ -70,7 +70,7 @@ function visit(
   path: string,
   ancestorUnchanged: () => boolean,
 ): void {
-  if (walk.stopped || value === null || value === undefined) return;
+  if (walk.stopped || value === null || value === undefined || !schemaHasRules(schema)) return;
   let memo: boolean | undefined;
   // A node with a correlated old value ratchets on its own equality, others on their nearest
   // correlated ancestor's (computed only when a rule fails).
