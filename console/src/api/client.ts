@@ -83,23 +83,40 @@ export const api = createClient<paths>({
   fetch: sandflowFetch,
 });
 
+/** What openapi-fetch resolves to: the success body as `data`, or the failure body as `error`. */
+type Outcome<D> = { data?: D; error?: unknown; response: Response };
+
 /**
- * Unwraps an openapi-fetch answer: the `result` on success, else an ApiError carrying
- * the status (500 when there was no answer) and the server's message.
+ * Unwraps an openapi-fetch answer: the `result` on success, typed from the OpenAPI
+ * document, else an ApiError carrying the status (500 when there was no answer) and the
+ * server's message.
  */
-export async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>) {
-  let outcome: { data?: unknown; error?: unknown; response: Response };
+export async function unwrap<D extends { result: unknown }>(call: Promise<Outcome<D>>): Promise<D['result']> {
+  let outcome: Outcome<D>;
   try {
     outcome = await call;
   } catch (e) {
     throw new ApiError(500, 'network', (e as Error).message);
   }
-  const body = (outcome.data ?? outcome.error) as Envelope | undefined;
-  if (!outcome.response.ok || !body)
-    throw new ApiError(
-      outcome.response.status || 500,
-      body?.error?.code ?? 'unknown',
-      body?.error?.message ?? outcome.response.statusText,
-    );
-  return body.result as T;
+  if (outcome.response.ok && outcome.data) return outcome.data.result;
+  const failure = failureOf(outcome.error);
+  throw new ApiError(
+    outcome.response.status || 500,
+    failure?.code ?? 'unknown',
+    failure?.message ?? outcome.response.statusText,
+  );
+}
+
+/** The `error` of a failure envelope, when the body is one. */
+export function failureOf(body: unknown): Envelope['error'] {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const { error } = body;
+  return typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    'message' in error &&
+    typeof error.code === 'string' &&
+    typeof error.message === 'string'
+    ? { code: error.code, message: error.message }
+    : undefined;
 }

@@ -5,17 +5,8 @@ import {
   useQueryClient,
   type QueryClient,
 } from '@tanstack/react-query';
-import { api, ApiError, unwrap } from './client';
-import type {
-  AuditEvent,
-  Invitation,
-  Me,
-  Notification,
-  Organization,
-  OutboxMail,
-  PlatformPreferences,
-  Session,
-} from './types';
+import { api, ApiError, failureOf, unwrap } from './client';
+import type { AuditEvent, Me, Notification } from './answers';
 
 /** Structured query keys: one place, so realtime handlers and mutations patch the right entries. */
 export const keys = {
@@ -36,7 +27,7 @@ export function useMe() {
     queryKey: keys.me,
     queryFn: async () => {
       try {
-        return await unwrap<Me>(api.GET('/me'));
+        return await unwrap(api.GET('/me'));
       } catch (e) {
         if (e instanceof ApiError && e.status === 401) return null;
         throw e;
@@ -49,7 +40,7 @@ export function useMe() {
 export function useOrganization(enabled = true) {
   return useQuery({
     queryKey: keys.organization,
-    queryFn: () => unwrap<Organization | null>(api.GET('/organization')),
+    queryFn: () => unwrap(api.GET('/organization')),
     enabled,
   });
 }
@@ -58,15 +49,14 @@ export function useOrganization(enabled = true) {
 export function usePlatformPreferences() {
   return useQuery({
     queryKey: keys.platformPreferences,
-    queryFn: () => unwrap<PlatformPreferences>(api.GET('/illumina/preferences')),
+    queryFn: () => unwrap(api.GET('/illumina/preferences')),
   });
 }
 
 export function useInvitation(token: string | null) {
   return useQuery({
     queryKey: keys.invitation(token ?? ''),
-    queryFn: () =>
-      unwrap<Invitation | null>(api.GET('/invite/{token}', { params: { path: { token: token! } } })),
+    queryFn: () => unwrap(api.GET('/invite/{token}', { params: { path: { token: token! } } })),
     enabled: Boolean(token),
     retry: false,
   });
@@ -86,7 +76,7 @@ export function useNotifications(enabled: boolean) {
   return useQuery({
     queryKey: keys.notifications,
     queryFn: async (): Promise<NotificationList> => {
-      const fresh = await unwrap<Notification[]>(api.GET('/notifications/new'));
+      const fresh = await unwrap(api.GET('/notifications/new'));
       return {
         items: fresh.map((n) => ({ ...n, seen: false })).slice(0, NOTIFICATION_LIST_MAX),
         unseen: fresh.length,
@@ -120,7 +110,7 @@ export function useEvents(enabled = true) {
   return useInfiniteQuery({
     queryKey: keys.events,
     queryFn: ({ pageParam }) =>
-      unwrap<AuditEvent[]>(api.GET('/illumina/events', { params: { query: { page: pageParam } } })),
+      unwrap(api.GET('/illumina/events', { params: { query: { page: pageParam } } })),
     initialPageParam: 0,
     getNextPageParam: (last, _all, lastPage) => (last.length === 0 ? undefined : lastPage + 1),
     enabled,
@@ -136,7 +126,7 @@ export const EVENTS_POLL_MS = 15_000;
 export function useLatestEvents(seed: AuditEvent[] | undefined, seededAt: number) {
   return useQuery({
     queryKey: keys.latestEvents,
-    queryFn: () => unwrap<AuditEvent[]>(api.GET('/illumina/events', { params: { query: { page: 0 } } })),
+    queryFn: () => unwrap(api.GET('/illumina/events', { params: { query: { page: 0 } } })),
     enabled: seed !== undefined,
     initialData: seed,
     initialDataUpdatedAt: seededAt,
@@ -157,7 +147,7 @@ export function useLogin() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ backUrl, ...body }: LoginInput) =>
-      unwrap<Session>(api.POST('/login', { body, headers: backUrl ? { 'X-Back-Url': backUrl } : {} })),
+      unwrap(api.POST('/login', { body, headers: backUrl ? { 'X-Back-Url': backUrl } : {} })),
     // `me` goes back to pending without being fetched here: the guards show a spinner instead
     // of acting on the old `null`, and the guard of the page the login goes to fetches it when
     // it mounts. Fetching it now would let /login's own guard (already authenticated → /dashboard)
@@ -169,7 +159,7 @@ export function useLogin() {
 export function useLogout() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => unwrap<unknown>(api.GET('/logout')),
+    mutationFn: () => unwrap(api.GET('/logout')),
     onSettled: () => {
       client.clear();
       client.setQueryData(keys.me, null);
@@ -188,13 +178,13 @@ export interface Registration {
   re_captcha_token?: string;
 }
 export function useRegister() {
-  return useMutation({ mutationFn: (body: Registration) => unwrap<unknown>(api.POST('/user', { body })) });
+  return useMutation({ mutationFn: (body: Registration) => unwrap(api.POST('/user', { body })) });
 }
 
 export function useVerify(token: string) {
   return useQuery({
     queryKey: ['verify', token],
-    queryFn: () => unwrap<unknown>(api.GET('/verify/{token}', { params: { path: { token } } })),
+    queryFn: () => unwrap(api.GET('/verify/{token}', { params: { path: { token } } })),
     retry: false,
     staleTime: Infinity,
   });
@@ -202,21 +192,21 @@ export function useVerify(token: string) {
 
 export function useForgotPassword() {
   return useMutation({
-    mutationFn: (username: string) => unwrap<unknown>(api.POST('/password', { body: { username } })),
+    mutationFn: (username: string) => unwrap(api.POST('/password', { body: { username } })),
   });
 }
 
 export function useResetPassword(token: string) {
   return useMutation({
     mutationFn: (password: string) =>
-      unwrap<unknown>(api.POST('/password/{token}', { params: { path: { token } }, body: { password } })),
+      unwrap(api.POST('/password/{token}', { params: { path: { token } }, body: { password } })),
   });
 }
 
 export function useChangePassword() {
   return useMutation({
     mutationFn: (body: { old_password: string; new_password: string }) =>
-      unwrap<unknown>(api.PUT('/password', { body })),
+      unwrap(api.PUT('/password', { body })),
   });
 }
 
@@ -225,7 +215,7 @@ export function useSwitchOrganization() {
   // No cache reset here: the caller reloads the page at / (spec 1 §7.1), which starts
   // from an empty cache; resetting first only flashed a spinner before the reload.
   return useMutation({
-    mutationFn: (name: string) => unwrap<Session>(api.POST('/preferences/organization', { body: { name } })),
+    mutationFn: (name: string) => unwrap(api.POST('/preferences/organization', { body: { name } })),
   });
 }
 
@@ -233,7 +223,7 @@ export function useSetMailNotification() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (mail_notification: boolean) =>
-      unwrap<unknown>(api.PUT('/preferences/user', { body: { preferences: { mail_notification } } })),
+      unwrap(api.PUT('/preferences/user', { body: { preferences: { mail_notification } } })),
     onSuccess: (_r, mail_notification) =>
       client.setQueryData<Me | null>(keys.me, (me) =>
         me ? { ...me, preferences: { ...me.preferences, mail_notification } } : me,
@@ -245,17 +235,14 @@ export function useCreateOrganization() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: { name: string; admins: string[] }) =>
-      unwrap<{ id: string }>(
-        api.POST('/organizations', { body: { ...body, quota: { cpu: 0, memory: 0, disk: 0 } } }),
-      ),
+      unwrap(api.POST('/organizations', { body: { ...body, quota: { cpu: 0, memory: 0, disk: 0 } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.me }),
   });
 }
 
 export function useFeedback() {
   return useMutation({
-    mutationFn: (body: { subject: string; content: string }) =>
-      unwrap<unknown>(api.POST('/feedback', { body })),
+    mutationFn: (body: { subject: string; content: string }) => unwrap(api.POST('/feedback', { body })),
   });
 }
 
@@ -284,11 +271,10 @@ export function useUploadAvatar(userId: string) {
         headers: { 'Content-Type': file.type },
         body: file,
       });
-      const body = (await response.json().catch(() => null)) as {
-        error?: { code: string; message: string };
-      } | null;
-      if (!response.ok)
-        throw new ApiError(response.status, body?.error?.code ?? 'avatar', body?.error?.message ?? '');
+      if (!response.ok) {
+        const failure = failureOf(await response.json().catch(() => null));
+        throw new ApiError(response.status, failure?.code ?? 'avatar', failure?.message ?? '');
+      }
     },
     onSuccess: () => {
       client.setQueryData<Me | null>(keys.me, (me) => (me ? { ...me, has_avatar: true } : me));
@@ -301,6 +287,6 @@ export function useUploadAvatar(userId: string) {
 export function useOutbox(to: string) {
   return useQuery({
     queryKey: keys.outbox(to),
-    queryFn: () => unwrap<OutboxMail[]>(api.GET('/admin/outbox', { params: { query: to ? { to } : {} } })),
+    queryFn: () => unwrap(api.GET('/admin/outbox', { params: { query: to ? { to } : {} } })),
   });
 }

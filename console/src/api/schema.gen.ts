@@ -841,7 +841,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** @constant */
+                            ok: true;
+                        };
                         status: number;
                     };
                 };
@@ -873,16 +876,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description This OpenAPI 3.1 document. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: unknown;
-                        status: number;
-                    };
+                    "application/json": unknown;
                 };
             };
             /** @description failure */
@@ -932,7 +932,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            access_token: string;
+                            refresh_token: string;
+                            /** @description Where the console goes next (X-Back-Url, same-site paths only). */
+                            url: string;
+                        };
                         status: number;
                     };
                 };
@@ -971,7 +976,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1010,7 +1016,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            access_token: string;
+                            refresh_token: string;
+                        };
                         status: number;
                     };
                 };
@@ -1060,7 +1069,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            access_token: string;
+                            refresh_token: string;
+                        };
                         status: number;
                     };
                 };
@@ -1108,7 +1120,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1158,7 +1171,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1199,7 +1213,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1261,7 +1276,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1302,7 +1318,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description null: unknown, used or expired. */
+                        result: {
+                            organization: string;
+                            /** @description The invited e-mail address. */
+                            user: string;
+                        } | null;
                         status: number;
                     };
                 };
@@ -1343,7 +1364,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1375,17 +1397,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
-            200: {
+            /** @description Redirect to the identity provider. */
+            302: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        result: unknown;
-                        status: number;
-                    };
-                };
+                content?: never;
             };
             /** @description failure */
             default: {
@@ -1417,17 +1434,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
-            200: {
+            /** @description Signed in (session cookies set): redirect to the console. */
+            302: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        result: unknown;
-                        status: number;
-                    };
-                };
+                content?: never;
             };
             /** @description failure */
             default: {
@@ -1465,7 +1477,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            username: string;
+                            email: string;
+                            first_name: string;
+                            last_name: string;
+                            /** @description In the current organization; admin for the super admin. */
+                            role: ("admin" | "organization_admin" | "group_admin" | "user") | null;
+                            uid: number;
+                            /** @description In the current organization. */
+                            groups: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                            organizations: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "organization_admin" | "group_admin" | "user";
+                            }[];
+                            current_organization: string | null;
+                            preferences: {
+                                mail_notification: boolean;
+                            };
+                            quota: {
+                                /** Format: uuid */
+                                group: string;
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                                use_free: boolean;
+                                use_percentage: boolean;
+                            }[];
+                            tags: {
+                                label: string;
+                                color: string;
+                            }[];
+                            contacts: {
+                                name?: string;
+                                email?: string;
+                                phone?: string;
+                            }[];
+                            has_avatar: boolean;
+                        };
                         status: number;
                     };
                 };
@@ -1504,7 +1562,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        } | null;
                         status: number;
                     };
                 };
@@ -1543,7 +1648,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        }[];
                         status: number;
                     };
                 };
@@ -1591,7 +1700,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            access_token: string;
+                            refresh_token: string;
+                        };
                         status: number;
                     };
                 };
@@ -1643,7 +1755,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1682,7 +1795,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            id: number;
+                            title: string;
+                            /** @description A colour name: primary, success, warning, danger. */
+                            type: string;
+                            text: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** @description The run it is about, when there is one. */
+                            link: string | null;
+                            message_data: {
+                                action: string;
+                                uuid?: string;
+                                run_uuid?: string;
+                            } | null;
+                        }[];
                         status: number;
                     };
                 };
@@ -1721,7 +1849,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            label: string;
+                            color: string;
+                        }[];
                         status: number;
                     };
                 };
@@ -1771,7 +1902,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            label: string;
+                            color: string;
+                        };
                         status: number;
                     };
                 };
@@ -1810,7 +1944,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            name?: string;
+                            email?: string;
+                            phone?: string;
+                        }[];
                         status: number;
                     };
                 };
@@ -1866,7 +2004,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -1900,16 +2039,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description success */
+            /** @description The image (png or jpeg). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        result: unknown;
-                        status: number;
-                    };
+                    "image/*": unknown;
                 };
             };
             /** @description failure */
@@ -1961,7 +2097,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** @description The sniffed media type. */
+                            type: string;
+                            size: number;
+                        };
                         status: number;
                     };
                 };
@@ -2011,7 +2151,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -2151,7 +2292,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            id: number;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** @description '' for platform-wide events. */
+                            organization_name: string;
+                            kind: string;
+                            action: string;
+                            subject: string;
+                            data: unknown[];
+                            user_name: string;
+                        }[];
                         status: number;
                     };
                 };
@@ -2190,7 +2342,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            allow_new_organization: boolean;
+                            disable_provisioning: boolean;
+                            registry: {
+                                url: string;
+                                username: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password: string;
+                            };
+                        };
                         status: number;
                     };
                 };
@@ -2250,7 +2411,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            allow_new_organization: boolean;
+                            disable_provisioning: boolean;
+                            registry: {
+                                url: string;
+                                username: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password: string;
+                            };
+                        };
                         status: number;
                     };
                 };
@@ -2289,7 +2459,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        }[];
                         status: number;
                     };
                 };
@@ -2349,7 +2566,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2530,7 +2794,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2573,7 +2884,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -2623,7 +2935,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2675,7 +3034,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2739,7 +3145,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2797,7 +3250,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2839,7 +3339,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2881,7 +3428,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** Format: date-time */
+                            creation_date: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            automatic_resources: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            use_automatic_resources: boolean;
+                            enable_provisioner: boolean;
+                            lock_provisioner: boolean;
+                            use_free: boolean;
+                            /** @description The image registry; the password is never sent back. */
+                            registry: {
+                                use_custom: boolean;
+                                url?: string;
+                                username?: string;
+                                /** @description '********' when one is set: it is write-only. */
+                                password?: string;
+                            };
+                            mount_points: string[];
+                            safe_mount: boolean;
+                            /** @enum {string} */
+                            algorithm: "round_robin" | "fill_all" | "fill_one";
+                            disabled_clusters: string[];
+                            /**
+                             * @description The caller's role in it (lists and the current organization).
+                             * @enum {string}
+                             */
+                            role?: "admin" | "organization_admin" | "group_admin" | "user";
+                        };
                         status: number;
                     };
                 };
@@ -2922,7 +3516,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: uuid */
+                            organization: string;
+                            organization_name: string;
+                            name: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            gid: number;
+                            use_free: boolean;
+                        }[];
                         status: number;
                     };
                 };
@@ -2992,7 +3607,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: uuid */
+                            organization: string;
+                            organization_name: string;
+                            name: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            gid: number;
+                            use_free: boolean;
+                        };
                         status: number;
                     };
                 };
@@ -3068,7 +3704,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: uuid */
+                            organization: string;
+                            organization_name: string;
+                            name: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            admins: string[];
+                            members: string[];
+                            gid: number;
+                            use_free: boolean;
+                        };
                         status: number;
                     };
                 };
@@ -3109,7 +3766,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -3148,7 +3806,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            /** @description One of their organizations; null: none. */
+                            organization: string | null;
+                        }[];
                         status: number;
                     };
                 };
@@ -3187,7 +3851,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            quota: {
+                                /** @description millicores */
+                                cpu: number;
+                                /** @description MB */
+                                memory: number;
+                                /** @description MB */
+                                disk: number;
+                            };
+                            users: {
+                                /** @description group id - user id */
+                                uuid: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                email: string;
+                                uid: number | null;
+                                admin: boolean;
+                                quota: {
+                                    /** Format: uuid */
+                                    group: string;
+                                    cpu: number;
+                                    memory: number;
+                                    disk: number;
+                                    use_free: boolean;
+                                    use_percentage: boolean;
+                                };
+                                last_sandbox_created: string | null;
+                            }[];
+                        }[];
                         status: number;
                     };
                 };
@@ -3226,7 +3922,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            first_name: string;
+                            last_name: string;
+                            fullName: string;
+                            /** Format: date-time */
+                            creation_time: string;
+                            verified: boolean;
+                            /** @description In the (first listed) organization. */
+                            uid: number | null;
+                            organizations: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "organization_admin" | "group_admin" | "user";
+                                uid: number;
+                            }[];
+                            groups: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: uuid */
+                                organization: string;
+                                admin: boolean;
+                            }[];
+                            quota: {
+                                /** Format: uuid */
+                                group: string;
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                                use_free: boolean;
+                                use_percentage: boolean;
+                            }[];
+                        }[];
                         status: number;
                     };
                 };
@@ -3265,7 +3998,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            first_name: string;
+                            last_name: string;
+                            fullName: string;
+                            /** Format: date-time */
+                            creation_time: string;
+                            verified: boolean;
+                            /** @description In the (first listed) organization. */
+                            uid: number | null;
+                            organizations: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "organization_admin" | "group_admin" | "user";
+                                uid: number;
+                            }[];
+                            groups: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: uuid */
+                                organization: string;
+                                admin: boolean;
+                            }[];
+                            quota: {
+                                /** Format: uuid */
+                                group: string;
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                                use_free: boolean;
+                                use_percentage: boolean;
+                            }[];
+                        }[];
                         status: number;
                     };
                 };
@@ -3335,7 +4105,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -3391,7 +4162,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            email: string;
+                        }[];
                         status: number;
                     };
                 };
@@ -3432,7 +4205,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -3474,7 +4248,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -3516,7 +4291,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };
@@ -3558,7 +4334,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        result: unknown;
+                        result: {
+                            id: number;
+                            to: string;
+                            subject: string;
+                            text: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
                         status: number;
                     };
                 };

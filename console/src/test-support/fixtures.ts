@@ -1,5 +1,5 @@
 // Answers of the API as the console reads them (tests only).
-import type { Me, Notification } from '../api/types';
+import type { Me, Notification } from '../api/answers';
 
 /** A signed-in person as GET /me answers, with `overrides`. */
 export function aMe(overrides: Partial<Me> = {}): Me {
@@ -18,6 +18,9 @@ export function aMe(overrides: Partial<Me> = {}): Me {
     ],
     current_organization: 'org-1',
     preferences: { mail_notification: false },
+    quota: [],
+    tags: [],
+    contacts: [],
     has_avatar: false,
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import { Alert, Box } from '@mui/material';
 import { useEffect, useEffectEvent, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { BotCheckConfig } from '../../api/types';
+import type { BotCheckConfig } from '../../api/answers';
 
 type Provider = BotCheckConfig['provider'];
 type WidgetId = string | number;

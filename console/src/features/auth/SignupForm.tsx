@@ -2,7 +2,7 @@ import { Alert, Box, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
-import type { Invitation } from '../../api/types';
+import type { Invitation } from '../../api/answers';
 import { isEmail } from '../../lib/validation';
 import { NewPasswordFields } from './NewPasswordFields';
 import { SubmitButton } from './SubmitButton';

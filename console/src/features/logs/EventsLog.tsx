@@ -21,7 +21,7 @@ import {
 } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AuditEvent } from '../../api/types';
+import type { AuditEvent } from '../../api/answers';
 import { MOBILE_QUERY } from '../../app/theme';
 import { compactData, formatDateTime, formatTime, type DayGroup } from './events-log';
 

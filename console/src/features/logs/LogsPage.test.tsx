@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AuditEvent } from '../../api/types';
+import type { AuditEvent } from '../../api/answers';
 import { EVENTS_POLL_MS } from '../../api/queries';
 import { stubApi, type ApiHandler } from '../../test-support/api-stub';
 import { renderWithProviders } from '../../test-support/render';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEvent } from '../../api/types';
+import type { AuditEvent } from '../../api/answers';
 import {
   compactData,
   dayKey,

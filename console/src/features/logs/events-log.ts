@@ -1,5 +1,5 @@
 // The events log's pure parts: merging pages, the 'Currently' split, grouping by day.
-import type { AuditEvent } from '../../api/types';
+import type { AuditEvent } from '../../api/answers';
 import { dayKey, formatDate } from '../../lib/datetime';
 
 export { dayKey, formatDate, formatDateTime, formatTime } from '../../lib/datetime';

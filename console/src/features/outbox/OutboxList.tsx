@@ -1,7 +1,7 @@
 import { Alert, Box, Link, Paper, Stack, Typography } from '@mui/material';
 import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { OutboxMail } from '../../api/types';
+import type { OutboxMail } from '../../api/answers';
 import { formatDateTime } from '../../lib/datetime';
 
 const URL_PATTERN = /(https?:\/\/[^\s]+)/g;

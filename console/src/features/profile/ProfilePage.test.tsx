@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEventBase from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Me } from '../../api/types';
+import type { Me } from '../../api/answers';
 import i18n, { LANGUAGE_KEY, setLanguage } from '../../i18n';
 import { stubApi } from '../../test-support/api-stub';
 import { aMe } from '../../test-support/fixtures';

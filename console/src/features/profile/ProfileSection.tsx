@@ -18,7 +18,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAvatar, useCreateOrganization, useSetMailNotification, useUploadAvatar } from '../../api/queries';
-import type { Me } from '../../api/types';
+import type { Me } from '../../api/answers';
 import { toastFailure, toastSuccess } from '../toasts/outcome';
 import { initials } from './avatar';
 import { AvatarDialog } from './AvatarDialog';

@@ -17,7 +17,7 @@ import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import { markNotificationsSeen, useNotifications } from '../../api/queries';
-import type { Notification } from '../../api/types';
+import type { Notification } from '../../api/answers';
 import { toastType } from '../toasts/toast-store';
 import { notificationLink } from './realtime/messages';
 import { relativeTime } from './relative-time';

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { keys } from '../../api/queries';
-import type { Me, Role } from '../../api/types';
+import type { Me, Role } from '../../api/answers';
 import { stubApi, type ApiCall } from '../../test-support/api-stub';
 import { aMe } from '../../test-support/fixtures';
 import { stubWindowWidth } from '../../test-support/media';

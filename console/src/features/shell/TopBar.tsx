@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
 import { useAvatar, useFeedback, useLogout, useMe, useSwitchOrganization } from '../../api/queries';
-import type { Me } from '../../api/types';
+import type { Me } from '../../api/answers';
 import { MOBILE_QUERY } from '../../app/theme';
 import { toastFailure, toastSuccess } from '../toasts/outcome';
 import { toasts } from '../toasts/toast-store';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Role } from '../../api/types';
+import type { Role } from '../../api/answers';
 import { settingsEntries } from './settings-entries';
 
 describe('settings gear entries', () => {

@@ -1,4 +1,4 @@
-import type { Role } from '../../api/types';
+import type { Role } from '../../api/answers';
 
 export type SettingsKey = 'superSettings' | 'organizationSettings' | 'usersSettings' | 'outbox';
 

@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { addNotification } from '../../../api/queries';
-import type { Notification, RealtimeMessage } from '../../../api/types';
+import type { Notification } from '../../../api/answers';
+import type { RealtimeMessage } from './realtime-client';
 import { toasts } from '../../toasts/toast-store';
 
 type NotificationData = NonNullable<Notification['message_data']>;

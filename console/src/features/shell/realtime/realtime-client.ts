@@ -1,5 +1,3 @@
-import type { RealtimeMessage } from '../../../api/types';
-
 /** The three states of the realtime dot (spec 1 §9). */
 export type RealtimeStatus = 'connecting' | 'connected' | 'closed';
 
@@ -134,14 +132,35 @@ export class RealtimeClient {
   }
 }
 
+/** A realtime message as sent on the websocket (spec 1 §3; the socket is not in the OpenAPI document). */
+export interface RealtimeMessage {
+  id: number;
+  message_title: string;
+  message_type: string;
+  message_text: string;
+  message_data: string;
+}
+
 function parse(data: unknown): RealtimeMessage | null {
   if (typeof data !== 'string') return null;
   try {
-    const message = JSON.parse(data) as RealtimeMessage;
-    return message && typeof message === 'object' ? message : null;
+    const message: unknown = JSON.parse(data);
+    return isRealtimeMessage(message) ? message : null;
   } catch {
     return null;
   }
+}
+
+function isRealtimeMessage(value: unknown): value is RealtimeMessage {
+  if (!value || typeof value !== 'object') return false;
+  const m = value as Record<string, unknown>;
+  return (
+    typeof m.id === 'number' &&
+    typeof m.message_title === 'string' &&
+    typeof m.message_type === 'string' &&
+    typeof m.message_text === 'string' &&
+    (typeof m.message_data === 'string' || m.message_data === undefined)
+  );
 }
 
 /** ws(s)://<this host>/api/v0/notifications: the access cookie travels with the upgrade. */
