@@ -227,6 +227,17 @@ describe('CEL validation rules', () => {
     expect(res.json().message).toContain(`Gizmo.${group} "bad" is invalid: [`);
   });
 
+  it('report a rule that fails to evaluate, with the rule named', async () => {
+    expect(causesOf(await create(gizmo('partial', { minReplicas: 1 })))).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec',
+        message:
+          'Invalid value: "object": no such key: maxReplicas evaluating rule: minReplicas must not exceed maxReplicas',
+      },
+    ]);
+  });
+
   it('evaluate transition rules on update only, against the old value', async () => {
     const created = ok(await create(gizmo('moded', { minReplicas: 1, maxReplicas: 1, mode: 'slow' })));
     const same = ok(await replace({ ...created, spec: { ...created.spec, maxReplicas: 2 } }));
