@@ -352,6 +352,12 @@ describe('CEL validation rules', () => {
       'FieldValueInvalid',
       'Invalid value: apiextensions.ValidationRule{Rule:"true", Message:"", MessageExpression:"1", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string',
     ],
+    [
+      { rule: 'self.minReplicas > 0', optionalOldSelf: true },
+      `${ruleAt}.optionalOldSelf`,
+      'FieldValueInvalid',
+      'Invalid value: true: may not be set if oldSelf is not used in rule',
+    ],
   ])('refuse the CRD rule %o', async (badRule, field, reason, message) => {
     const name = `${uniqueName('rules')}.${group}`;
     expect(causesOf(await send('POST', CRDS, gizmoCrd(name, [badRule])))).toEqual([

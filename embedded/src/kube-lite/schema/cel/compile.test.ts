@@ -63,6 +63,12 @@ describe('checkSchemaRules', () => {
       'FieldValueNotSupported',
       'Unsupported value: "Nope": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"',
     ],
+    [
+      { rule: 'self.a > 0', optionalOldSelf: true },
+      at(0, 'optionalOldSelf'),
+      'FieldValueInvalid',
+      'Invalid value: true: may not be set if oldSelf is not used in rule',
+    ],
   ] as [ValidationRule, string, string, string][])('%o is refused', (rule, field, reason, message) => {
     expect(checkSchemaRules(schemaWith([rule]), ROOT)).toEqual([{ field, reason, message }]);
   });

@@ -229,6 +229,14 @@ function walkSchema(
     if (result.ruleError) errors.push(fe.invalid(`${at}.rule`, goRule(rule), result.ruleError));
     if (result.messageExpressionError)
       errors.push(fe.invalid(`${at}.messageExpression`, goRule(rule), result.messageExpressionError));
+    if (result.compiled.program && !result.compiled.usesOldSelf && rule.optionalOldSelf !== undefined)
+      errors.push(
+        fe.invalid(
+          `${at}.optionalOldSelf`,
+          rule.optionalOldSelf,
+          'may not be set if oldSelf is not used in rule',
+        ),
+      );
     if (result.compiled.usesOldSelf && uncorrelatable !== undefined)
       errors.push(
         fe.invalid(
