@@ -64,18 +64,15 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
       for (const cwf of compiled.cronWorkflows) {
         const cname = cwf.metadata!.name!;
         wanted.add(cname);
-        const body = cwf as unknown as {
-          spec: { workflowSpec: { suspend?: boolean }; startingDeadlineSeconds?: number };
-        };
-        body.spec.workflowSpec.suspend = true; // held until the operator admits the Run it becomes
-        body.spec.startingDeadlineSeconds = 300;
+        cwf.spec.workflowSpec.suspend = true; // held until the operator admits the Run it becomes
+        cwf.spec.startingDeadlineSeconds = 300;
         const existing = ctx.caches.cronWorkflows.get(cname, namespace);
         if (!existing)
           await ctx.kube.create(KINDS.cronWorkflow, namespace, cwf).catch((e: unknown) => {
             if (!isAlreadyExists(e)) throw e; // made by the last reconcile, not cached yet
           });
-        else if (!sameJson(existing.spec, body.spec))
-          await ctx.kube.patch(KINDS.cronWorkflow, namespace, cname, { spec: body.spec });
+        else if (!sameJson(existing.spec, cwf.spec))
+          await ctx.kube.patch(KINDS.cronWorkflow, namespace, cname, { spec: cwf.spec });
       }
       for (const old of cronNames)
         if (!wanted.has(old)) await ctx.kube.delete(KINDS.cronWorkflow, namespace, old);
