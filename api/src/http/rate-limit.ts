@@ -1,9 +1,9 @@
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { RequestHandler } from 'express';
 import type { ApiConfig } from '../config.js';
-import { HttpError } from './errors.js';
+import { tooMany as tooManyError } from '../errors.js';
 
-const tooMany = () => new HttpError(429, 'too_many_requests', 'Too many attempts, retry later');
+const tooMany = () => tooManyError('Too many attempts, retry later');
 
 /**
  * Login and password routes: one budget per client address and one per account (the

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { HttpError } from './errors.js';
+import { DomainError, type ErrorKind } from '../errors.js';
 
 /** 404 for any path under /api/v0 that no route matched. */
 export const unknownRoute: RequestHandler = (req, res) => {
@@ -11,14 +11,27 @@ export const unknownRoute: RequestHandler = (req, res) => {
   });
 };
 
+/** The status of each kind of domain error: the one place failures meet HTTP. */
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  invalid: 422,
+  too_many: 429,
+  unavailable: 503,
+};
+
 /** Every failure becomes `{ result: null, status, error: { code, message } }`. */
 export function errorResponder(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     let status = 500;
     let code = 'internal';
     let message = 'Something went wrong, please retry.';
-    if (error instanceof HttpError) {
-      ({ status, code, message } = error);
+    if (error instanceof DomainError) {
+      ({ code, message } = error);
+      status = STATUS[error.kind];
     } else if (isBodyParserError(error)) {
       // Malformed JSON, oversized or undecodable bodies are the client's fault.
       status = error.status;

@@ -1,8 +1,8 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { AUTHORIZATION, routeKey, type Role } from '../authorization.js';
-import { roleIn, currentRole, type Caller } from './caller.js';
-import { HttpError, forbidden, notFound, unauthorized } from './errors.js';
+import { roleIn, currentRole, type Caller } from '../services/callers.js';
+import { badRequest, forbidden, notFound, unauthorized, unprocessable } from '../errors.js';
 import type { Services } from '../services/index.js';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -106,10 +106,18 @@ export function describeIssue(error: z.ZodError, where: string): string {
   return `${field}: ${issue.message}`;
 }
 
-function parse<S extends AnySchema>(schema: S | undefined, value: unknown, where: string, status: number) {
+/** The body is a 422 (understood, but wrong), the path and the query a 400. */
+function parse<S extends AnySchema>(
+  schema: S | undefined,
+  value: unknown,
+  where: 'params' | 'query' | 'body',
+) {
   if (!schema) return {};
   const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) throw new HttpError(status, `invalid_${where}`, describeIssue(parsed.error, where));
+  if (!parsed.success) {
+    const message = describeIssue(parsed.error, where);
+    throw where === 'body' ? unprocessable(message, 'invalid_body') : badRequest(message, `invalid_${where}`);
+  }
   return parsed.data;
 }
 
@@ -147,7 +155,7 @@ export function mountRoutes(
       if (rule.access !== 'public' && !caller) throw unauthorized();
 
       // A malformed id is a 400 before anything looks it up.
-      const params = parse(definition.params as AnySchema | undefined, req.params, 'params', 400);
+      const params = parse(definition.params as AnySchema | undefined, req.params, 'params');
       let role: Role | null = caller ? currentRole(caller) : null;
       let organizationId = caller?.currentOrganizationId ?? null;
       const value = rule.scope ? ((params as Record<string, string>)[rule.scope.param] ?? '') : '';
@@ -171,8 +179,8 @@ export function mountRoutes(
         res.locals.callerId = caller?.userId;
         await runAll(definition.limiters, req, res);
       }
-      const query = parse(definition.query as AnySchema | undefined, req.query, 'query', 400);
-      const body = Buffer.isBuffer(req.body) ? req.body : parse(definition.body, req.body, 'body', 422);
+      const query = parse(definition.query as AnySchema | undefined, req.query, 'query');
+      const body = Buffer.isBuffer(req.body) ? req.body : parse(definition.body, req.body, 'body');
       const result = await definition.handler({
         req,
         res,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clearSessionCookies, setSessionCookies } from '../http/cookies.js';
-import { unauthorized } from '../http/errors.js';
+import { unauthorized } from '../errors.js';
 import { credentialLimiters } from '../http/rate-limit.js';
 import { REFRESH_COOKIE, route, type RouteDefinition } from '../http/route.js';
 import { tokenParams, zBool, zEmail, zName, zText } from '../http/schemas.js';

@@ -1,8 +1,5 @@
-import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { setSessionCookies } from '../http/cookies.js';
-import type { Caller } from '../http/caller.js';
-import { conflict, notFound, unprocessable } from '../http/errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
 import { zBool, zName, zText } from '../http/schemas.js';
 import {
@@ -15,9 +12,6 @@ import {
   zTimestamp,
 } from './results.js';
 import type { Services } from '../services/index.js';
-
-export const AVATAR_MAX_BYTES = 512 * 1024;
-const AVATAR_TYPES = new Set(['image/png', 'image/jpeg']);
 
 const userParams = z.object({ user: z.uuid('must be a uuid') }).strict();
 const color = zText(7).regex(/^#[0-9a-fA-F]{6}$/, 'Enter a valid color');
@@ -60,16 +54,7 @@ const notificationResult = z.strictObject({
 });
 
 export function meRoutes(services: Services): RouteDefinition[] {
-  const { db, accounts, organizations, groups, notifications, config, events } = services;
-  /** A person's changes to their own settings are audited as `users` `update` events. */
-  const recordOwnChange = (caller: Caller, what: string) =>
-    events.record(caller, {
-      kind: 'users',
-      action: 'update',
-      subject: caller.email,
-      organizationId: caller.currentOrganizationId,
-      data: [{ [what]: true }],
-    });
+  const { accounts, organizations, groups, notifications, config, profile } = services;
   return [
     route({
       method: 'get',
@@ -128,7 +113,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       result: zDone,
       async handler({ caller, body }) {
         await accounts.setPreferences(caller!, body.preferences);
-        await recordOwnChange(caller!, 'preferences');
+        await profile.recordOwnChange(caller!, 'preferences');
         return true;
       },
     }),
@@ -149,7 +134,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       summary: "The caller's tags.",
       result: z.array(tagResult),
       async handler({ caller }) {
-        return db('tags').where({ user_id: caller!.userId }).orderBy('id').select('label', 'color');
+        return profile.tags(caller!.userId);
       },
     }),
     route({
@@ -160,16 +145,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       body: z.object({ color, label: zText(50, { min: 1, minMessage: 'Enter a valid tag label' }) }),
       result: tagResult,
       async handler({ caller, body }) {
-        const clash = await db('tags')
-          .where({ user_id: caller!.userId })
-          .andWhere((q) => q.whereRaw('lower(color) = lower(?)', [body.color]).orWhere({ label: body.label }))
-          .first();
-        if (clash) throw conflict('Color or label already used in another tag');
-        const [tag] = await db('tags')
-          .insert({ user_id: caller!.userId, label: body.label, color: body.color.toLowerCase() })
-          .returning(['label', 'color']);
-        await recordOwnChange(caller!, 'tags');
-        return tag;
+        return profile.addTag(caller!, body.label, body.color);
       },
     }),
     route({
@@ -179,7 +155,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       summary: "The caller's contacts.",
       result: z.array(contactResult),
       async handler({ caller }) {
-        return (await db('contacts').where({ user_id: caller!.userId }).first())?.contacts ?? [];
+        return profile.contacts(caller!.userId);
       },
     }),
     route({
@@ -202,11 +178,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       }),
       result: zDone,
       async handler({ caller, body }) {
-        await db('contacts')
-          .insert({ user_id: caller!.userId, contacts: JSON.stringify(body.contacts) })
-          .onConflict('user_id')
-          .merge();
-        await recordOwnChange(caller!, 'contacts');
+        await profile.setContacts(caller!, body.contacts);
         return true;
       },
     }),
@@ -218,9 +190,8 @@ export function meRoutes(services: Services): RouteDefinition[] {
       params: userParams,
       raw: { status: 200, contentType: 'image/*', description: 'The image (png or jpeg).' },
       async handler({ params, res }) {
-        const row = await db('users').where({ id: params.user }).first('avatar', 'avatar_type');
-        if (!row?.avatar) throw notFound('Avatar');
-        res.type(row.avatar_type).send(row.avatar);
+        const avatar = await profile.avatar(params.user);
+        res.type(avatar.type).send(avatar.bytes);
         return HANDLED;
       },
     }),
@@ -245,21 +216,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
         const bytes = Buffer.isBuffer(body)
           ? body
           : Buffer.from((body as { file_body: string }).file_body.replace(/^data:[^,]*,/, ''), 'base64');
-        if (bytes.length === 0) throw unprocessable('file_body: empty');
-        if (bytes.length > AVATAR_MAX_BYTES)
-          throw unprocessable(`file_body: larger than ${AVATAR_MAX_BYTES} bytes`, 'too_large');
-        const sniffed = await fileTypeFromBuffer(bytes);
-        if (!sniffed || !AVATAR_TYPES.has(sniffed.mime))
-          throw unprocessable('file_body: only png and jpeg images', 'invalid_type');
-        await db('users').where({ id: params.user }).update({ avatar: bytes, avatar_type: sniffed.mime });
-        await events.record(caller!, {
-          kind: 'users',
-          action: 'update',
-          subject: params.user,
-          organizationId: caller!.currentOrganizationId,
-          data: [{ avatar: true }],
-        });
-        return { type: sniffed.mime, size: bytes.length };
+        return profile.setAvatar(caller!, params.user, bytes);
       },
     }),
     route({
@@ -273,12 +230,7 @@ export function meRoutes(services: Services): RouteDefinition[] {
       }),
       result: zDone,
       async handler({ caller, body }) {
-        await db('feedback').insert({
-          user_id: caller!.userId,
-          subject: body.subject,
-          content: body.content,
-        });
-        await recordOwnChange(caller!, 'feedback');
+        await profile.sendFeedback(caller!, body.subject, body.content);
         return true;
       },
     }),

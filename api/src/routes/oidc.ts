@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { z } from 'zod';
 import { setSessionCookies } from '../http/cookies.js';
-import { HttpError, unauthorized } from '../http/errors.js';
+import { DomainError, unauthorized } from '../errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
 import { zText } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
@@ -19,7 +19,7 @@ export function oidcRoutes(services: Services): RouteDefinition[] {
 
   function provider(): Promise<oidc.Configuration> {
     const settings = config.oidc;
-    if (!settings) throw new HttpError(404, 'not_found', 'single sign-on is not configured');
+    if (!settings) throw new DomainError('not_found', 'not_found', 'single sign-on is not configured');
     const issuer = new URL(settings.issuer);
     discovered ??= oidc
       .discovery(

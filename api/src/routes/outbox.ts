@@ -31,19 +31,7 @@ export function outboxRoutes(services: Services): RouteDefinition[] {
         }),
       ),
       async handler({ query }) {
-        const rows = services
-          .db('outbox')
-          .orderBy('id', 'desc')
-          .limit(query.limit)
-          .select('id', 'to', 'subject', 'text', 'created_at');
-        if (query.to) rows.whereRaw('lower("to") = lower(?)', [query.to]);
-        return (await rows).map((row) => ({
-          id: Number(row.id),
-          to: row.to,
-          subject: row.subject,
-          text: row.text,
-          created_at: new Date(row.created_at).toISOString(),
-        }));
+        return services.outbox.read(query);
       },
     }),
   ];

@@ -13,7 +13,7 @@ export function systemRoutes(services: Services): RouteDefinition[] {
       summary: 'Liveness and database reachability.',
       result: z.strictObject({ ok: z.literal(true) }),
       async handler() {
-        await services.db.raw('select 1');
+        await services.ping();
         return { ok: true as const };
       },
     }),

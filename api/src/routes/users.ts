@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { forbidden, unprocessable } from '../http/errors.js';
+import { forbidden, unprocessable } from '../errors.js';
 import { route, type RouteDefinition } from '../http/route.js';
 import { idParams, zBool, zEmail, zInt, zNonNegative, zStringList, zUuid } from '../http/schemas.js';
 import { zDone, zMemberQuota, zResourcesResult, zRole, zTimestamp } from './results.js';

@@ -1,19 +1,12 @@
 import type { Knex } from 'knex';
-import { readCachesFor, transaction } from '../http/caller-cache.js';
+import { readCachesFor } from './read-caches.js';
+import { transaction } from './transaction.js';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import type { ApiConfig } from '../config.js';
-import type { Caller } from '../http/caller.js';
-import { currentRole } from '../http/caller.js';
-import {
-  HttpError,
-  badRequest,
-  conflict,
-  forbidden,
-  notFound,
-  unauthorized,
-  unprocessable,
-} from '../http/errors.js';
+import type { Caller } from './callers.js';
+import { currentRole } from './callers.js';
+import { badRequest, conflict, forbidden, notFound, unauthorized, unprocessable } from '../errors.js';
 import type { EventService } from './events.js';
 import type { Mailer } from './mailer.js';
 import type { MemberService } from './members.js';
@@ -49,6 +42,7 @@ export const INVALID_CREDENTIAL = 'Invalid credential';
 
 export function createAccountService(deps: Deps) {
   const { db, config, mailer, tokens, events, members, organizations, preferences } = deps;
+  const caches = readCachesFor(db);
 
   async function findByEmail(email: string) {
     return db('users').whereRaw('lower(email) = lower(?)', [email]).first();
@@ -142,6 +136,7 @@ export function createAccountService(deps: Deps) {
       const userId = await consumeToken(token, 'verify');
       if (!userId) throw badRequest('Verification fail', 'verification_failed');
       await db('users').where({ id: userId }).update({ verified: true });
+      caches.wrote(db, 'users');
       return true;
     },
 
@@ -149,8 +144,8 @@ export function createAccountService(deps: Deps) {
     async login(username: string, password: string, invitation?: string) {
       const user = await findByEmail(username);
       const ok = await verifyPassword(user?.password_hash, password);
-      if (!user || !ok) throw new HttpError(401, 'invalid_credential', INVALID_CREDENTIAL);
-      if (!user.verified) throw new HttpError(403, 'not_verified', 'E-mail not verified');
+      if (!user || !ok) throw unauthorized(INVALID_CREDENTIAL, 'invalid_credential');
+      if (!user.verified) throw forbidden('E-mail not verified', 'not_verified');
       const name = `${user.first_name} ${user.last_name}`.trim();
       let organizationId: string | null = user.current_organization_id;
       if (invitation)
@@ -176,6 +171,7 @@ export function createAccountService(deps: Deps) {
       if (!userId) throw badRequest('token: unknown, used or expired', 'invalid_token');
       // Whoever asked for the reset also proved ownership of the e-mail.
       await db('users').where({ id: userId }).update({ password_hash: passwordHash, verified: true });
+      caches.wrote(db, 'users');
       await tokens.revokeAllOfUser(userId);
     },
 
@@ -187,6 +183,7 @@ export function createAccountService(deps: Deps) {
       await db('users')
         .where({ id: caller.userId })
         .update({ password_hash: await hashPassword(newPassword) });
+      caches.wrote(db, 'users');
       await tokens.revokeAllOfUser(caller.userId);
       await events.record(caller, {
         kind: 'users',
@@ -202,9 +199,8 @@ export function createAccountService(deps: Deps) {
     /** GET /me (spec 1 §3 session user), in one statement: it is the console's most frequent call. */
     async me(caller: Caller) {
       // Cached briefly; any write to the tables read here empties the cache (caller-cache.ts).
-      const user = (await readCachesFor(db).me.get(
-        `${caller.userId}:${caller.currentOrganizationId ?? ''}`,
-        () => meRow(caller.userId, caller.currentOrganizationId),
+      const user = (await caches.me.get(`${caller.userId}:${caller.currentOrganizationId ?? ''}`, () =>
+        meRow(caller.userId, caller.currentOrganizationId),
       )) as Row;
       const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
       const groups = json<Row[]>(user.groups);
@@ -250,6 +246,7 @@ export function createAccountService(deps: Deps) {
         await db('users')
           .where({ id: caller.userId })
           .update({ mail_notification: preferences.mail_notification });
+        caches.wrote(db, 'users');
       }
     },
 
@@ -267,6 +264,7 @@ export function createAccountService(deps: Deps) {
         is_super_admin: true,
         verified: true,
       });
+      caches.wrote(db, 'users');
       if (generated)
         print(
           `Sandflow super admin created: ${email} / ${generated} (shown once; change it after signing in)`,
@@ -286,8 +284,10 @@ export function createAccountService(deps: Deps) {
       // An existing account is linked only on an address the provider vouches for.
       if (!user && claims.email && claims.email_verified) {
         user = await findByEmail(claims.email);
-        if (user)
+        if (user) {
           await db('users').where({ id: user.id }).update({ oidc_subject: claims.sub, verified: true });
+          caches.wrote(db, 'users');
+        }
       }
       if (!user) {
         if (!claims.email) throw unauthorized('the identity provider gave no e-mail');
@@ -300,6 +300,7 @@ export function createAccountService(deps: Deps) {
             verified: true,
           })
           .returning('*');
+        caches.wrote(db, 'users');
         await events.record(
           { userId: user.id, name: claims.email },
           {
@@ -344,6 +345,7 @@ export function createAccountService(deps: Deps) {
       orgId = first?.organization_id ?? null;
     }
     await db('users').where({ id: userId }).update({ current_organization_id: orgId });
+    caches.wrote(db, 'users');
     return tokens.issue({ userId, organizationId: orgId });
   }
 }

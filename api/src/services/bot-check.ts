@@ -1,5 +1,5 @@
 import type { ApiConfig } from '../config.js';
-import { HttpError } from '../http/errors.js';
+import { unprocessable } from '../errors.js';
 
 const VERIFY_URLS = {
   recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
@@ -17,7 +17,7 @@ export async function checkBot(
   ip: string | undefined,
 ): Promise<void> {
   if (!config.botCheck) return;
-  const fail = new HttpError(422, 'bot_check_failed', 're_captcha_token: bot check failed');
+  const fail = unprocessable('re_captcha_token: bot check failed', 'bot_check_failed');
   if (!token) throw fail;
   const form = new URLSearchParams({
     secret: config.botCheck.secret,

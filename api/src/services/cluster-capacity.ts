@@ -1,7 +1,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { ClusterManager } from '@sandflow/crds';
 import type { Logger } from 'pino';
-import { HttpError, unprocessable } from '../http/errors.js';
+import { unavailable, unprocessable } from '../errors.js';
 import type { Resources } from './kube-tenancy.js';
 
 /** Spec 3 §4: a cluster manager is alive when its last update is within 3 minutes. */
@@ -118,10 +118,10 @@ export function kubeClusterCapacity(kubeConfig: KubeConfig, logger?: Logger): Cl
     } catch (error) {
       if ((error as { code?: number }).code !== 404) {
         logger?.error({ err: error }, 'listing cluster managers failed');
-        throw new HttpError(
-          503,
+        throw unavailable(
           'kubernetes_unavailable',
           'The cluster managers could not be read from the Kubernetes API, please retry.',
+          error,
         );
       }
       items = [];

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { Caller } from '../http/caller.js';
-import { roleIn } from '../http/caller.js';
-import { readCachesFor } from '../http/caller-cache.js';
+import type { Caller } from './callers.js';
+import { roleIn } from './callers.js';
+import { readCachesFor } from './read-caches.js';
 import type { Row } from './tenancy-shared.js';
 
 /** Spec 1 §3 / spec 3 §3 audit event kinds. */
@@ -34,6 +34,7 @@ export function createEventService(db: Knex) {
         subject: event.subject,
         data: JSON.stringify(event.data ?? []),
       });
+      readCachesFor(db).wrote(trx, 'events');
     },
 
     /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { transaction } from '../http/caller-cache.js';
-import type { Caller } from '../http/caller.js';
-import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { transaction } from './transaction.js';
+import type { Caller } from './callers.js';
+import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import type { Role } from '../authorization.js';
 import type { EventService } from './events.js';
 import type { KubeTenancy, Resources } from './kube-tenancy.js';

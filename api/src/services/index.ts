@@ -2,9 +2,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
-import { CACHE_NAMES, readCachesFor, type CacheName } from '../http/caller-cache.js';
-import { loadCallerCached, type Caller } from '../http/caller.js';
-import { HttpError } from '../http/errors.js';
+import { CACHE_NAMES, readCachesFor, type CacheName } from './read-caches.js';
+import { loadCallerCached, type Caller } from './callers.js';
+import { unavailable } from '../errors.js';
 import { createAccountService } from './accounts.js';
 import { kubeClusterCapacity, type ClusterCapacity } from './cluster-capacity.js';
 import { createEventService } from './events.js';
@@ -14,7 +14,9 @@ import type { Mailer } from './mailer.js';
 import { createMemberService } from './members.js';
 import { createNotificationService, type RealtimePublisher } from './notifications.js';
 import { createOrganizationService } from './organizations.js';
+import { createOutboxService } from './outbox.js';
 import { createPreferenceService } from './preferences.js';
+import { createProfileService } from './profile.js';
 import { createReplicaBus, postgresTransport, type ReplicaBus } from './replica-bus.js';
 import { createTokenService } from './tokens.js';
 
@@ -47,18 +49,18 @@ export interface ScopeTarget {
  * rather than answered as an error.
  */
 function reportingFailures(kube: KubeTenancy, logger: Logger): KubeTenancy {
-  const unavailable = (error: unknown): never => {
+  const refused = (error: unknown): never => {
     logger.error({ err: error }, 'kubernetes tenancy sync failed');
-    throw new HttpError(
-      503,
+    throw unavailable(
       'kubernetes_unavailable',
       'The Kubernetes API did not accept the change, please retry.',
+      error,
     );
   };
   const logged = (error: unknown) => logger.error({ err: error }, 'kubernetes namespace deletion failed');
   return {
-    syncOrganization: (org) => kube.syncOrganization(org).catch(unavailable),
-    syncGroup: (org, group) => kube.syncGroup(org, group).catch(unavailable),
+    syncOrganization: (org) => kube.syncOrganization(org).catch(refused),
+    syncGroup: (org, group) => kube.syncGroup(org, group).catch(refused),
     deleteGroup: (org, group) => kube.deleteGroup(org, group).catch(logged),
     deleteOrganization: (org) => kube.deleteOrganization(org).catch(logged),
   };
@@ -91,6 +93,8 @@ function buildServices(deps: ApiDeps) {
   });
   bus.onResync(() => realtime.publisher?.resync?.());
   const preferences = createPreferenceService(db);
+  const profile = createProfileService(db, events);
+  const outbox = createOutboxService(db);
   const organizations = createOrganizationService({
     db,
     kube,
@@ -154,11 +158,15 @@ function buildServices(deps: ApiDeps) {
     events,
     notifications,
     preferences,
+    profile,
+    outbox,
     organizations,
     groups,
     members,
     accounts,
     scopeOf,
+    /** The database answers (GET /healthz). */
+    ping: async () => void (await db.raw('select 1')),
     loadCaller: (userId: string, organizationId: string | null) =>
       loadCallerCached(db, userId, organizationId),
     /** Empties the read caches (writes through knex already do; this is for other writers). */

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
-import { transaction } from '../http/caller-cache.js';
+import { readCachesFor } from './read-caches.js';
+import { transaction } from './transaction.js';
 import type { ApiConfig } from '../config.js';
-import type { Caller } from '../http/caller.js';
-import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import type { Caller } from './callers.js';
+import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import type { Role } from '../authorization.js';
 import type { EventService } from './events.js';
 import type { Mailer } from './mailer.js';
@@ -33,6 +34,7 @@ interface Deps {
 const fullName = (u: Row) => `${u.first_name} ${u.last_name}`.trim();
 
 export function createMemberService({ db, config, events, mailer, notifications }: Deps) {
+  const caches = readCachesFor(db);
   /** One row per user, with their organizations (and groups) restricted to `organizationId` when given. */
   async function usersView(userIds: string[] | null, organizationId: string | null) {
     const users = await db('users')
@@ -248,6 +250,7 @@ export function createMemberService({ db, config, events, mailer, notifications 
       const group = await db('groups').where({ id: groupId }).first();
       const removed = await db('group_members').where({ group_id: groupId, user_id: userId }).delete();
       if (!removed) throw notFound('Member');
+      caches.wrote(db, 'group_members');
       await events.record(actor, {
         kind: 'groups',
         action: 'update',
@@ -276,6 +279,7 @@ export function createMemberService({ db, config, events, mailer, notifications 
       if (!user) throw notFound('User');
       if (user.is_super_admin) throw forbidden('the super admin cannot be deleted');
       await db('users').where({ id: userId }).delete();
+      caches.wrote(db, 'users');
       await events.record(actor, {
         kind: 'users',
         action: 'remove',
@@ -353,6 +357,7 @@ export function createMemberService({ db, config, events, mailer, notifications 
           .ignore();
       }
       await trx('invitations').where({ id: invitation.id }).update({ accepted_at: trx.fn.now() });
+      caches.wrote(trx, 'organization_members', 'group_members');
       await events.record(
         user,
         {

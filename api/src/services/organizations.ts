@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { transaction } from '../http/caller-cache.js';
-import type { Caller } from '../http/caller.js';
-import { conflict, forbidden, notFound, unprocessable } from '../http/errors.js';
+import { readCachesFor } from './read-caches.js';
+import { transaction } from './transaction.js';
+import type { Caller } from './callers.js';
+import { conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import type { Role } from '../authorization.js';
 import {
   assertWithinCapacity,
@@ -283,6 +284,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     async patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
       const org = await get(id);
       const [row] = await db('organizations').where({ id }).update(changes).returning('*');
+      readCachesFor(db).wrote(db, 'organizations');
       await events.record(actor, {
         kind: 'organizations',
         action: 'update',

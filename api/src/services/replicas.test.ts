@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { readCachesFor, CALLER_CACHE_TTL_MS } from '../http/caller-cache.js';
+import { readCachesFor, CALLER_CACHE_TTL_MS } from './read-caches.js';
 import { ACK, REALTIME_PATH } from '../realtime.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
-import { createWorld, type World } from '../test-support/world.js';
+import { PNG_BYTES, createWorld, type World } from '../test-support/world.js';
 import { channelFor } from './replica-bus.js';
 import { servicesFor } from './index.js';
 
@@ -61,10 +61,15 @@ describe.skipIf(!process.env.SANDFLOW_TEST_DATABASE_URL)('API replicas on one Po
     expect((await me(b, w.a.orgAdmin.id)).body.result.role).toBe('user');
   });
 
-  it('a plain statement (no transaction) on one process reaches the other too', async () => {
-    expect((await me(b, w.a.user.id)).body.result.first_name).not.toBe('Renamed');
-    await a.db('users').where({ id: w.a.user.id }).update({ first_name: 'Renamed' });
-    await soon(async () => (await me(b, w.a.user.id)).body.result.first_name === 'Renamed');
+  it('a write outside a transaction on one process reaches the other too', async () => {
+    expect((await me(b, w.a.user.id)).body.result.has_avatar).toBe(false);
+    const put = await a.request
+      .put(`/api/v0/user/${w.a.user.id}/avatar`)
+      .set('Authorization', `Bearer ${await a.tokenFor(w.a.user.id, w.a.org.id)}`)
+      .type('image/png')
+      .send(PNG_BYTES);
+    expect(put.status).toBe(200);
+    await soon(async () => (await me(b, w.a.user.id)).body.result.has_avatar === true);
   });
 
   async function connect(userId: string) {

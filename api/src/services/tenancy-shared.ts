@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { unprocessable } from '../http/errors.js';
+import { unprocessable } from '../errors.js';
 import type { Resources } from './kube-tenancy.js';
 
 export const FIRST_UID = 1000;

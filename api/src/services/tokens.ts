@@ -2,7 +2,7 @@ import { createHash, createSecretKey, randomBytes, randomUUID } from 'node:crypt
 import { SignJWT, jwtVerify } from 'jose';
 import type { Knex } from 'knex';
 import type { ApiConfig } from '../config.js';
-import { unauthorized } from '../http/errors.js';
+import { unauthorized } from '../errors.js';
 
 export interface SessionTokens {
   access_token: string;

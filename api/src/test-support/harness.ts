@@ -83,6 +83,7 @@ export async function createHarness(
       servicesFor(deps).tokens.signAccessToken({ userId, organizationId }),
     async reset() {
       await resetDatabase(db);
+      servicesFor(deps).invalidateCaches(); // rows written behind the services' back
     },
     async listen() {
       server = app.listen(0, '127.0.0.1');

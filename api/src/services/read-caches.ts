@@ -5,34 +5,23 @@ import type { Knex } from 'knex';
  * memberships, keyed by user id), the rows behind GET /me and the pages of GET
  * /illumina/events, so that the most frequent requests skip their SQL statements.
  *
- * They never serve what this process has overwritten:
- * - every write to a table a cache is built from (for the caller: users, organizations,
- *   organization_members, groups, group_members), seen through the knex `query` and
- *   `query-response` events, empties that cache at once: writes outside a transaction are
- *   visible on the very next request;
- * - writes inside a transaction are visible to other connections only after COMMIT, which
- *   knex reports to no listener, so every transaction of the services runs through
- *   `transaction()` below, which empties the cache again once it has committed (a test fails
- *   when a service calls `db.transaction` directly);
+ * They never serve what this process has overwritten, because the services that write say so:
+ * - after a statement outside a transaction, the service calls `wrote(conn, ...tables)`,
+ *   which empties the caches built from those tables here and in the other API processes;
+ * - a transaction's writes are visible to other connections only after COMMIT, so every
+ *   transaction of the services runs through `transaction()` (transaction.ts), which
+ *   empties every cache, here and elsewhere, once it has ended (`wrote` inside one empties
+ *   this process's caches at once, which drops any load overlapping the write);
  * - a load that overlapped an invalidation is not stored (generation check), so a read of
  *   the old rows that raced a write cannot outlive it.
  * Several API processes on one PostgreSQL database tell each other (services/replica-bus.ts,
- * LISTEN/NOTIFY): a statement that completed outside a transaction, and every transaction
- * once it has ended, send the names of the caches to empty to the other processes, which
- * empty theirs when the message arrives (milliseconds after the COMMIT). The TTL only bounds
- * what no message can cover: a message lost while a listening connection was down (the
- * caches are emptied when it comes back) or a writer that is not an API process.
+ * LISTEN/NOTIFY): the names of the caches to empty reach the other processes milliseconds
+ * after the write. The TTL only bounds what no message can cover: a message lost while a
+ * listening connection was down (the caches are emptied when it comes back) or a writer
+ * that is not an API process (tests writing rows directly call `invalidateAll`).
  */
 export const CALLER_CACHE_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
-
-const CALLER_TABLES = /\b(users|organizations|organization_members|groups|group_members)\b/i;
-const WRITE = /\b(insert|update|delete|truncate|drop|alter|merge)\b/i;
-
-/** True for a statement that may change what a caller is built from. */
-export function changesCallers(sql: string): boolean {
-  return WRITE.test(sql) && CALLER_TABLES.test(sql);
-}
 
 /** A TTL map whose loads are dropped when an invalidation overlapped them. */
 export class CallerCache<T> {
@@ -84,7 +73,20 @@ export class CallerCache<T> {
 export const CACHE_NAMES = ['callers', 'me', 'events'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
 
-/** The short-lived read caches of one database handle, each emptied by writes to its tables. */
+/** The tables the caches are built from, and which caches each one feeds. */
+const BUILT_FROM = {
+  users: ['callers', 'me'],
+  organizations: ['callers', 'me', 'events'],
+  organization_members: ['callers', 'me'],
+  groups: ['callers', 'me'],
+  group_members: ['callers', 'me'],
+  tags: ['me'],
+  contacts: ['me'],
+  events: ['events'],
+} as const satisfies Record<string, readonly CacheName[]>;
+export type CachedTable = keyof typeof BUILT_FROM;
+
+/** The short-lived read caches of one database handle. */
 export interface ReadCaches {
   /** user id → the person and their memberships (loadCaller). */
   callers: CallerCache<unknown>;
@@ -92,6 +94,11 @@ export interface ReadCaches {
   me: CallerCache<unknown>;
   /** visibility scope + page → a page of GET /illumina/events. */
   events: CallerCache<unknown>;
+  /**
+   * A service wrote these tables on `conn`: the caches built from them are emptied here, and,
+   * unless `conn` is a transaction (told when it ends), in the other API processes.
+   */
+  wrote(conn: Knex, ...tables: CachedTable[]): void;
   /** Empties the named caches of this process only (what a message from another process asks). */
   invalidateHere(names: readonly CacheName[]): void;
   /** Empties every cache, here and (through `fanOut`) in the other API processes. */
@@ -100,9 +107,6 @@ export interface ReadCaches {
   fanOut?: (names: CacheName[]) => void;
 }
 
-const ME_TABLES = /\b(users|organizations|organization_members|groups|group_members|tags|contacts)\b/i;
-const EVENT_TABLES = /\b(events|organizations)\b/i;
-
 // One set of caches per database handle: every app and service built on the same knex
 // instance sees the same invalidations.
 const byDb = new WeakMap<Knex, ReadCaches>();
@@ -110,13 +114,15 @@ const byDb = new WeakMap<Knex, ReadCaches>();
 export function readCachesFor(db: Knex): ReadCaches {
   let caches = byDb.get(db);
   if (!caches) {
-    const callers = new CallerCache<unknown>();
-    const me = new CallerCache<unknown>();
-    const events = new CallerCache<unknown>();
     const created: ReadCaches = {
-      callers,
-      me,
-      events,
+      callers: new CallerCache<unknown>(),
+      me: new CallerCache<unknown>(),
+      events: new CallerCache<unknown>(),
+      wrote(conn, ...tables) {
+        const names = [...new Set(tables.flatMap((t) => BUILT_FROM[t]))];
+        created.invalidateHere(names);
+        if (!conn.isTransaction) created.fanOut?.(names);
+      },
       invalidateHere(names) {
         for (const name of names) created[name].invalidate();
       },
@@ -125,26 +131,6 @@ export function readCachesFor(db: Knex): ReadCaches {
         created.fanOut?.([...CACHE_NAMES]);
       },
     };
-    /**
-     * `completed`: the statement has returned. One outside a transaction is then committed,
-     * so the other processes are told; one inside is covered when `transaction()` ends.
-     */
-    const onStatement = (query: { sql?: unknown; __knexTxId?: unknown }, completed: boolean) => {
-      const sql = query?.sql;
-      if (typeof sql !== 'string' || !WRITE.test(sql)) return;
-      const names: CacheName[] = [];
-      if (CALLER_TABLES.test(sql)) names.push('callers');
-      if (ME_TABLES.test(sql)) names.push('me');
-      if (EVENT_TABLES.test(sql)) names.push('events');
-      if (!names.length) return;
-      created.invalidateHere(names);
-      if (completed && !query.__knexTxId) created.fanOut?.(names);
-    };
-    // Before the statement runs (a load overlapping it is discarded) and after it returns
-    // (nothing read before it completed survives).
-    db.on('query', (query: { sql?: unknown }) => onStatement(query, false));
-    db.on('query-response', (_response: unknown, query: { sql?: unknown }) => onStatement(query, true));
-    db.on('query-error', (_error: unknown, query: { sql?: unknown }) => onStatement(query, true));
     byDb.set(db, created);
     caches = created;
   }
@@ -153,17 +139,4 @@ export function readCachesFor(db: Knex): ReadCaches {
 
 export function callerCacheFor<T>(db: Knex): CallerCache<T> {
   return readCachesFor(db).callers as CallerCache<T>;
-}
-
-/**
- * `db.transaction(work)`, then the read caches emptied once the transaction has ended,
- * here and in the other API processes: other connections see its writes only from the
- * COMMIT on. Services use this, never `db.transaction` directly.
- */
-export async function transaction<R>(db: Knex, work: (trx: Knex.Transaction) => Promise<R>): Promise<R> {
-  try {
-    return await db.transaction(work);
-  } finally {
-    readCachesFor(db).invalidateAll();
-  }
 }

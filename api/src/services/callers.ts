@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Role } from '../authorization.js';
-import { callerCacheFor } from './caller-cache.js';
+import { callerCacheFor } from './read-caches.js';
 
 /** The signed-in person and everything authorization needs, loaded once per request. */
 export interface Caller {
