@@ -75,8 +75,8 @@ export function attachRealtime(server: Server, deps: ApiDeps): { close(): void }
       : (url.searchParams.get('token') ?? (cookie ? decodeURIComponent(cookie) : null));
     const claims = token ? await services.tokens.verifyAccessToken(token) : null;
     if (!claims) return null;
-    const user = await services.db('users').where({ id: claims.userId }).first('id');
-    return user?.id ?? null;
+    const caller = await services.loadCaller(claims.userId, claims.organizationId);
+    return caller?.userId ?? null;
   }
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
