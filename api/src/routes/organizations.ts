@@ -197,15 +197,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       params: clusterParams,
       result: zOrganizationResult,
       async handler({ caller, params }) {
-        const org = await organizations.get(params.id);
-        const disabled = new Set<string>(org.disabled_clusters);
-        disabled.add(params.clusterId);
-        return organizations.patch(
-          caller!,
-          params.id,
-          { disabled_clusters: JSON.stringify([...disabled]) },
-          'disable',
-        );
+        return organizations.setClusterDisabled(caller!, params.id, params.clusterId, true);
       },
     }),
     route({
@@ -216,14 +208,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       params: clusterParams,
       result: zOrganizationResult,
       async handler({ caller, params }) {
-        const org = await organizations.get(params.id);
-        const disabled = (org.disabled_clusters as string[]).filter((c) => c !== params.clusterId);
-        return organizations.patch(
-          caller!,
-          params.id,
-          { disabled_clusters: JSON.stringify(disabled) },
-          'enable',
-        );
+        return organizations.setClusterDisabled(caller!, params.id, params.clusterId, false);
       },
     }),
   ];

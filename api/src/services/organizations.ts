@@ -281,20 +281,34 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     },
 
     /** algorithm, registry, mount points, disabled clusters: plain column updates with an event. */
-    async patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
+    patch,
+
+    /** Takes a cluster manager out of (or back into) the organization's scheduling. */
+    async setClusterDisabled(actor: Caller, id: string, clusterId: string, disabled: boolean) {
       const org = await get(id);
-      const [row] = await db('organizations').where({ id }).update(changes).returning('*');
-      readCachesFor(db).wrote(db, 'organizations');
-      await events.record(actor, {
-        kind: 'organizations',
-        action: 'update',
-        subject: org.name,
-        organizationId: id,
-        data: [{ [what]: true }],
-      });
-      return view(row);
+      const others = (org.disabled_clusters as string[]).filter((c) => c !== clusterId);
+      return patch(
+        actor,
+        id,
+        { disabled_clusters: JSON.stringify(disabled ? [...others, clusterId] : others) },
+        disabled ? 'disable' : 'enable',
+      );
     },
   };
+
+  async function patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
+    const org = await get(id);
+    const [row] = await db('organizations').where({ id }).update(changes).returning('*');
+    readCachesFor(db).wrote(db, 'organizations');
+    await events.record(actor, {
+      kind: 'organizations',
+      action: 'update',
+      subject: org.name,
+      organizationId: id,
+      data: [{ [what]: true }],
+    });
+    return view(row);
+  }
 
   /** Exactly these users are organization admins afterwards (they join if they were not members). */
   async function setAdmins(trx: Knex, organizationId: string, adminIds: string[]) {
