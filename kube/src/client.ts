@@ -103,7 +103,7 @@ export class Kube {
     ) as Promise<T>;
   }
 
-  /** A JSON merge patch of the status subresource. */
+  /** A JSON merge patch of the status subresource (only for kinds that have one: not Argo's). */
   patchStatus<T>(
     kind: Kind,
     namespace: string | undefined,
@@ -123,12 +123,18 @@ export class Kube {
     ) as Promise<T>;
   }
 
-  /** PUT of the status subresource; `body.metadata.resourceVersion` makes it conditional. */
-  replaceStatus<T>(kind: Kind, namespace: string, name: string, body: object): Promise<T> {
-    return this.custom.replaceNamespacedCustomObjectStatus({
-      ...this.ref(kind, namespace, name),
-      body,
-    }) as Promise<T>;
+  /**
+   * PUT of the whole object (spec, metadata and status alike). `body.metadata.resourceVersion` makes it
+   * conditional: 409 Conflict when anyone wrote the object since, so nothing they wrote is overwritten.
+   * This is how status is written on kinds without a status subresource, such as Argo's.
+   */
+  replace<T>(kind: Kind, namespace: string | undefined, name: string, body: object): Promise<T> {
+    const r = { ...this.ref(kind, namespace, name), body };
+    return (
+      kind.namespaced
+        ? this.custom.replaceNamespacedCustomObject(r)
+        : this.custom.replaceClusterCustomObject(r)
+    ) as Promise<T>;
   }
 
   /** Deletes the object; one that is already gone is not an error. */

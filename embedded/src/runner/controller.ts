@@ -1,7 +1,7 @@
 // The runner's workflow controller: watches Argo Workflows, reconciles one workflow at a time per
-// key (engine.operate), writes status with optimistic concurrency (PUT /status with the
-// resourceVersion it read) and wakes workflows up when a step exits, resources free up or a timer
-// (deadline, backoff) is due.
+// key (engine.operate), writes status with optimistic concurrency (a PUT of the whole workflow with
+// the resourceVersion it read: Argo's CRDs have no status subresource) and wakes workflows up when a
+// step exits, resources free up or a timer (deadline, backoff) is due.
 //
 // Latency: the controller keeps the latest state of each workflow in memory (the object the watch
 // delivered, then the status it computed itself), so a step that exits is handled at once from
@@ -181,7 +181,17 @@ export class WorkflowController {
       const pods = [...w.finalized];
       let written: ArgoWorkflow;
       try {
-        written = await this.kube.replaceStatus<ArgoWorkflow>(KINDS.argoWorkflow, namespace, name, body);
+        // Argo has no status subresource: its controller updates the whole object, and so does this
+        // one. The PUT carries the resourceVersion `body` was computed from, so its spec is the
+        // server's own unless someone wrote since, and then it fails with 409 instead of undoing
+        // their write (the operator's spec.suspend / spec.shutdown patches, its retry's status reset).
+        // On 409 the computed status is dropped, not re-applied onto the newer object: it was worked
+        // out from the old spec and status, and laid over a retry's reset it would undo the retry.
+        // The next reconcile reads the workflow again and operates on that (what this state started
+        // or finished is found again in the runtime by pod id). A merge patch of only `status` under
+        // the same precondition would be as safe, but the PUT replaces status exactly, where a merge
+        // patch keeps every map key the new status no longer has unless each is sent as null.
+        written = await this.kube.replace<ArgoWorkflow>(KINDS.argoWorkflow, namespace, name, body);
       } catch (e) {
         const code = statusCode(e);
         this.latest.delete(key); // read it again

@@ -127,11 +127,18 @@ export class CronController {
       if (running) still.push(ref);
     }
     if (still.length !== active.length) {
-      await this.kube.patchStatus(KINDS.cronWorkflow, cwf.metadata.namespace!, cwf.metadata.name!, {
-        active: still,
-      });
+      await this.writeStatus(cwf, { active: still });
       (cwf.status ??= {}).active = still;
     }
+  }
+
+  /**
+   * CronWorkflows have no status subresource, so status goes through the object itself, as Argo's cron
+   * controller writes it. A merge patch of only these status fields needs no resourceVersion: it
+   * leaves the spec (which the operator patches) alone, and no one else writes this status.
+   */
+  private writeStatus(cwf: CronWorkflow, status: NonNullable<CronWorkflow['status']>) {
+    return this.kube.patch(KINDS.cronWorkflow, cwf.metadata.namespace!, cwf.metadata.name!, { status });
   }
 
   private whenAllows(cwf: CronWorkflow, now: Date): boolean {
@@ -192,7 +199,7 @@ export class CronController {
     };
     // Listed as active before it exists, so that no reader sees the workflow without its cron listing it
     // (the runner reacts to a new workflow at once); a ref whose workflow never appears is pruned above.
-    await this.kube.patchStatus(KINDS.cronWorkflow, ns, cwf.metadata.name!, {
+    await this.writeStatus(cwf, {
       active: [
         ...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)),
         { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', name, namespace: ns },
@@ -211,7 +218,7 @@ export class CronController {
       namespace: ns,
       uid: created?.metadata.uid,
     };
-    await this.kube.patchStatus(KINDS.cronWorkflow, ns, cwf.metadata.name!, {
+    await this.writeStatus(cwf, {
       lastScheduledTime: at.toISOString(),
       active: [...(policy === 'Replace' ? [] : active.filter((a) => a.name !== name)), ref],
     });

@@ -332,8 +332,8 @@ describe('local runner', () => {
         },
       },
     });
-    await argo.patchStatus(KINDS.cronWorkflow, ns, 'nightly', {
-      lastScheduledTime: new Date(Date.now() - 150_000).toISOString(),
+    await argo.patch(KINDS.cronWorkflow, ns, 'nightly', {
+      status: { lastScheduledTime: new Date(Date.now() - 150_000).toISOString() },
     });
     const wf = await until(async () => {
       const list = await argo.list<ArgoWorkflow>(KINDS.argoWorkflow);

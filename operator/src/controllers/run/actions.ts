@@ -3,7 +3,7 @@
 // the condition ActionAccepted=False. An action is answered once: the answer (history entry,
 // condition, new phase) and the record of it (status.handledActions) go out in one status write.
 import type { Run, RunStatus } from '@sandflow/crds';
-import { KINDS, LABELS, isAlreadyExists, setCondition, type ArgoWorkflow } from '@sandflow/kube';
+import { KINDS, LABELS, isAlreadyExists, isConflict, setCondition, type ArgoWorkflow } from '@sandflow/kube';
 import type { Context } from '../../context.js';
 import { resetForRetry } from '../../runs/argo.js';
 import { taskNameOf } from '../../runs/mirror.js';
@@ -187,18 +187,34 @@ export async function applyActions(
   return false;
 }
 
+/** Tries of the reset against concurrent writers (the runner's status writes) before the reconcile is requeued. */
+const RESET_ATTEMPTS = 5;
+
 /**
  * Resets the Argo workflow's nodes as `argo retry` does. A stopped or suspended workflow is first let
- * go (false: the reset follows when the watch brings the change); the reset itself is conditional on
- * the cached resourceVersion.
+ * go (false: the reset follows when the watch brings the change). Argo has no status subresource, so
+ * the reset is an update of the whole workflow conditional on the resourceVersion it was computed
+ * from: a spec patch or a status write that came in between is never overwritten. On a conflict the
+ * workflow is read again and the reset worked out anew from what is there now.
  */
-async function resetArgo(ctx: Context, wf: ArgoWorkflow, tasks: string[]): Promise<boolean> {
-  const ns = wf.metadata.namespace!;
-  const name = wf.metadata.name!;
-  if (wf.spec.shutdown || wf.spec.suspend) {
-    await ctx.kube.patch(KINDS.argoWorkflow, ns, name, { spec: { shutdown: null, suspend: false } });
-    return false;
+async function resetArgo(ctx: Context, cached: ArgoWorkflow, tasks: string[]): Promise<boolean> {
+  const ns = cached.metadata.namespace!;
+  const name = cached.metadata.name!;
+  let wf = cached;
+  for (let attempt = 1; ; attempt++) {
+    if (wf.spec.shutdown || wf.spec.suspend) {
+      await ctx.kube.patch(KINDS.argoWorkflow, ns, name, { spec: { shutdown: null, suspend: false } });
+      return false;
+    }
+    try {
+      await ctx.kube.replace(KINDS.argoWorkflow, ns, name, { ...wf, status: resetForRetry(wf, tasks) });
+      return true;
+    } catch (e) {
+      // Past the last try the conflict goes up as it is: the reconcile is requeued with backoff.
+      if (!isConflict(e) || attempt >= RESET_ATTEMPTS) throw e;
+    }
+    const fresh = await ctx.kube.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name);
+    if (!fresh) return false; // deleted meanwhile: the next reconcile reports it gone
+    wf = fresh;
   }
-  await ctx.kube.replaceStatus(KINDS.argoWorkflow, ns, name, { ...wf, status: resetForRetry(wf, tasks) });
-  return true;
 }
