@@ -136,3 +136,35 @@ describe("Argo's Workflow CRD rules", () => {
     ]);
   });
 });
+
+describe("Argo's Workflow CRD has no status subresource", () => {
+  const workflowsPath = () => `/apis/argoproj.io/v1alpha1/namespaces/${namespace}/workflows`;
+  const mergePatch = (name: string, body: unknown) =>
+    rawRequest(kc, 'PATCH', `${workflowsPath()}/${name}`, JSON.stringify(body), {
+      'Content-Type': 'application/merge-patch+json',
+    });
+
+  it('counts a status change as a new generation, a label change not', async () => {
+    const created = await rawRequest(
+      kc,
+      'POST',
+      workflowsPath(),
+      JSON.stringify(workflow([{ name: 'a', template: 'step' }])),
+      {
+        'Content-Type': 'application/json',
+      },
+    );
+    expect(created.status, created.text).toBe(201);
+    const name = created.json().metadata.name as string;
+    expect(created.json().metadata.generation).toBe(1);
+
+    const labelled = await mergePatch(name, { metadata: { labels: { seen: 'yes' } } });
+    expect(labelled.json().metadata.generation).toBe(1);
+    const withStatus = await mergePatch(name, { status: { phase: 'Running' } });
+    expect(withStatus.status, withStatus.text).toBe(200);
+    expect(withStatus.json().status.phase).toBe('Running');
+    expect(withStatus.json().metadata.generation).toBe(2);
+    const statusPath = await mergePatch(`${name}/status`, { status: { phase: 'Failed' } });
+    expect(statusPath.status).toBe(404);
+  });
+});

@@ -124,9 +124,11 @@ function foldStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
-const specOf = (o: KubeObject) => {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return rest;
+// What moves metadata.generation: everything but metadata, and but status when status is a
+// subresource of its own (without one, kube-apiserver counts a status change as a new generation).
+const specOf = (o: KubeObject, statusIsSubresource: boolean) => {
+  const { metadata: _m, status, ...rest } = o;
+  return statusIsSubresource ? rest : { ...rest, status };
 };
 
 /** Prepares a new object for storage: names, defaults, validation, bookkeeping fields. */
@@ -249,7 +251,8 @@ export function admitUpdate(
   validateObject(r, version, next, ctx, old);
   if (r.tracksGeneration) {
     const changed =
-      subresource !== 'status' && !deepEqual(specOf(old), { ...specOf(next), apiVersion: old.apiVersion });
+      subresource !== 'status' &&
+      !deepEqual(specOf(old, r.hasStatus), { ...specOf(next, r.hasStatus), apiVersion: old.apiVersion });
     meta.generation = (old.metadata.generation ?? 1) + (changed ? 1 : 0);
   } else delete meta.generation;
   meta.resourceVersion = old.metadata.resourceVersion!;
