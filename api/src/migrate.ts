@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
@@ -14,8 +14,9 @@ interface MigrationModule {
   down(knex: Knex): Promise<void>;
 }
 
-// The files are imported from here rather than by knex itself so that the same
-// TypeScript loader (tsx in production, vite in tests) that runs the API loads them.
+// The files are imported from here rather than by knex itself so that whatever runs the API
+// loads them: vite in tests, tsx, or npm start's bundle (esbuild bundles every file a relative
+// template import can match; the extension is spelled out for vite).
 const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
     return fs
@@ -27,7 +28,7 @@ const migrationSource: Knex.MigrationSource<string> = {
     return name;
   },
   async getMigration(name) {
-    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, name)).href)) as MigrationModule;
+    return (await import(`../migrations/${path.basename(name, '.ts')}.ts`)) as MigrationModule;
   },
 };
 

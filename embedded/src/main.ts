@@ -8,6 +8,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { installCrds, readCrds } from './crd-install.js';
 import { createDatabase } from './db/database.js';
+import { initPGliteDir } from './db/pglite.js';
 import { startKubeLite, type KubeLite } from './kube-lite/index.js';
 import { startRunner, type Runner } from './runner/index.js';
 import { startOperator } from '@sandflow/operator';
@@ -41,16 +42,23 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const log = pino({ name: 'sandflow', level: config.logLevel });
+  // Where start-up memory goes (bench/memory reads these at debug level).
+  const stage = (name: string) => log.debug({ stage: name, memory: process.memoryUsage() }, 'start-up stage');
+  stage('modules loaded');
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const db = createDatabase({ url: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
-  await db.raw('select 1');
+  const pgliteDir = path.join(config.dataDir, 'pglite');
+  const kubePgliteDir = path.join(config.dataDir, 'kube-lite', 'pglite');
   // PGlite serves one connection: an API transaction that waits on the Kubernetes API
   // would deadlock with kube-lite's own writes, so kube-lite gets a PGlite of its own.
   // A real PostgreSQL (DATABASE_URL) has a pool and is shared.
-  const kubeDb =
-    config.databaseUrl || config.kubeconfig
-      ? db
-      : createDatabase({ pgliteDir: path.join(config.dataDir, 'kube-lite', 'pglite') });
+  const ownKubeDb = !config.databaseUrl && !config.kubeconfig;
+  if (!config.databaseUrl)
+    await Promise.all([pgliteDir, ...(ownKubeDb ? [kubePgliteDir] : [])].map(initPGliteDir));
+  stage('databases created');
+  const db = createDatabase({ url: config.databaseUrl, pgliteDir });
+  await db.raw('select 1');
+  const kubeDb = ownKubeDb ? createDatabase({ pgliteDir: kubePgliteDir }) : db;
+  stage('database open');
 
   let kubeLite: KubeLite | undefined;
   const kc = new KubeConfig();
@@ -68,14 +76,17 @@ async function main(): Promise<void> {
       logger: log,
     });
     kc.loadFromFile(kubeLite.kubeconfigPath!);
+    stage('kube-lite started');
   }
   const crds = await installCrds(kc, readCrds(path.join(repoRoot, 'crds')));
   log.info({ crds }, 'custom resource definitions installed');
+  stage('crds installed');
   // Embedded mode only: the local runner plays Argo, so Argo's Workflow and CronWorkflow kinds come from us.
   if (kubeLite) {
     const argo = await installCrds(kc, readCrds(path.join(repoRoot, 'embedded/argo-crds')));
     log.info({ crds: argo }, 'argo custom resource definitions installed (embedded mode)');
   }
+  stage('argo crds installed');
   // The local runner plays Argo in embedded mode; the operator runs in both modes.
   const runner: Runner | undefined = kubeLite
     ? await startRunner({ kc, dataDir: config.dataDir, logger: log })
@@ -88,7 +99,9 @@ async function main(): Promise<void> {
     ...(kubeLite ? { platformResources: machineResources(config.dataDir) } : {}),
   });
 
+  stage('runner and operator started');
   await migrateApi(db);
+  stage('api migrated');
   const apiConfig = loadApiConfig({
     ...process.env,
     SANDFLOW_PUBLIC_URL: process.env.SANDFLOW_PUBLIC_URL ?? `http://localhost:${config.port || 8080}`,
@@ -157,6 +170,7 @@ async function main(): Promise<void> {
   };
   signals.stop = stop;
   if (signals.pending) await stop(signals.pending);
+  stage('serving');
   log.info({ url: `http://127.0.0.1:${port}` }, 'sandflow serving');
   console.log(`Sandflow console: http://127.0.0.1:${port}`);
 }

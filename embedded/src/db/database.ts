@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import { openPGlite } from './pglite.js';
 
 export interface DatabaseOptions {
   /** A postgres:// URL; when absent an embedded PGlite database is used. */
@@ -22,7 +23,8 @@ export function createDatabase(options: DatabaseOptions): Knex {
   return knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
-    connection: options.pgliteDir ? { filename: options.pgliteDir } : {},
+    // knex-pglite takes the PGlite instance it is given (knex's types do not know the key).
+    connection: { pglite: openPGlite(options.pgliteDir) } as Knex.StaticConnectionConfig,
     useNullAsDefault: true,
   });
 }

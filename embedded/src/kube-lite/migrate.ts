@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
@@ -9,7 +9,9 @@ const MIGRATION_FILE = /^\d{14}_[a-z0-9_]+\.ts$/;
 /** kube-lite's own migration table: the API keeps its tables in the same database. */
 export const KUBE_LITE_MIGRATIONS_TABLE = 'kube_lite_migrations';
 
-// Imported here rather than by knex so the loader that runs kube-lite (tsx, vite) loads them.
+// Imported here rather than by knex so that whatever runs kube-lite (tsx, vite, or npm start's
+// esbuild bundle, which includes every file a relative template import can match; the extension
+// is spelled out for vite) loads them.
 const config = {
   tableName: KUBE_LITE_MIGRATIONS_TABLE,
   lockTableName: `${KUBE_LITE_MIGRATIONS_TABLE}_lock`,
@@ -21,7 +23,7 @@ const config = {
         .sort();
     },
     getMigrationName: (name: string) => name,
-    getMigration: async (name: string) => import(pathToFileURL(path.join(MIGRATIONS_DIR, name)).href),
+    getMigration: async (name: string) => import(`../../migrations/${path.basename(name, '.ts')}.ts`),
   } satisfies Knex.MigrationSource<string>,
 };
 
