@@ -27,6 +27,18 @@ async function start(): Promise<Started> {
 
 const stop = (s: Started, signal: NodeJS.Signals) => s.stop(signal);
 
+/** One sample of a Prometheus text exposition, its labels in any order. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    const have = m?.[2]?.split(/,(?=\w+=")/) ?? [];
+    if (m?.[1] === name && have.length === want.length && want.every((w) => have.includes(w)))
+      return Number(m[3]);
+  }
+  return undefined;
+}
+
 function kube(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path.join(dataDir, 'kubeconfig'));
@@ -54,6 +66,20 @@ describe('npm start', () => {
       });
       expect(login.status, `${await login.clone().text()}\n${first.output()}`).toBe(200);
       const token = ((await login.json()) as { result: { access_token: string } }).result.access_token;
+      // One /metrics for the process: the sign-in was timed by route template, the operator reconciled.
+      const after = await (await fetch(`${first.url}/metrics`)).text();
+      const login2xx = { method: 'POST', route: '/api/v0/login', status_class: '2xx' };
+      expect(sample(after, 'sandflow_api_request_duration_seconds_count', login2xx)).toBe(1);
+      expect(sample(after, 'sandflow_api_request_duration_seconds_bucket', { ...login2xx, le: '+Inf' })).toBe(
+        1,
+      );
+      expect(
+        sample(after, 'sandflow_operator_reconciles_total', {
+          controller: 'clustermanager',
+          result: 'success',
+        }),
+      ).toBeGreaterThan(0);
+      expect(sample(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
       const org = await fetch(`${first.url}/api/v0/organizations`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },

@@ -17,9 +17,18 @@ export async function startPlatform(options: {
   dataDir: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * Run `npm start` itself (without its prestart build, so embedded/dist must be built) in a
+   * process group of its own; stop() then signals the whole group, as Ctrl-C in a terminal does.
+   */
+  npmStart?: boolean;
 }): Promise<Platform> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
+  const [file, args] = options.npmStart
+    ? ['npm', ['run', 'start', '--ignore-scripts', '--silent']]
+    : [process.execPath, ['--import', 'tsx', 'embedded/src/main.ts']];
+  const child = spawn(file, args, {
     cwd: repoRoot,
+    detached: options.npmStart === true,
     env: {
       ...process.env,
       SANDFLOW_DATA_DIR: options.dataDir,
@@ -56,7 +65,8 @@ export async function startPlatform(options: {
     new Promise<number | null>((resolve) => {
       if (child.exitCode !== null) return resolve(child.exitCode);
       child.once('exit', (code) => resolve(code));
-      child.kill(signal);
+      if (options.npmStart) process.kill(-child.pid!, signal);
+      else child.kill(signal);
     });
   return { child, url, output: () => out, stop };
 }
