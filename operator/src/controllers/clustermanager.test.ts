@@ -2,7 +2,7 @@ import type { ClusterManager } from '@sandflow/crds';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Context } from '../context.js';
-import { ensurePlatformCluster } from './clustermanager.js';
+import { ensurePlatformCluster, reconcileClusterManager } from './clustermanager.js';
 
 /** A Context whose Kubernetes API is one in-memory ClusterManager slot. */
 function fakeContext(
@@ -74,5 +74,45 @@ describe('ensurePlatformCluster', () => {
     await ensurePlatformCluster(ctx);
     expect(calls).toEqual([]);
     expect(stored()!.spec.resources).toEqual({ cpu: 2000, memory: 1024, disk: 1024 });
+  });
+});
+
+describe('the platform heartbeat', () => {
+  /** The status a beat `ageMs` ago left (undefined: none yet). */
+  const beaten = (ageMs: number | undefined): ClusterManager['status'] =>
+    ageMs === undefined
+      ? undefined
+      : {
+          lastSeen: new Date(Date.now() - ageMs).toISOString(),
+          alive: true,
+          connection: 'connected',
+          addedTime: '2026-01-01T00:00:00Z',
+          observedGeneration: 1,
+        };
+
+  it.each([
+    ['no beat yet', undefined, 1],
+    ['a beat just written (its own watch event)', 0, 0],
+    ['a beat half a heartbeat old', 15_000, 1],
+  ])('%s: %s status write(s)', async (_case, ageMs, writes) => {
+    const status = beaten(ageMs);
+    const cm: ClusterManager = {
+      ...platform({ cpu: 2000, memory: 1024, disk: 1024 }),
+      metadata: { name: 'platform', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+      ...(status ? { status } : {}),
+    };
+    const patches: unknown[] = [];
+    const ctx = {
+      kube: {
+        async patchStatus(_kind: unknown, _ns: unknown, _name: string, next: unknown) {
+          patches.push(next);
+        },
+      },
+      log: pino({ level: 'silent' }),
+      options: { platformClusterName: 'platform', heartbeatMs: 30_000 },
+      caches: { clusterManagers: { get: () => cm } },
+    } as unknown as Context;
+    expect(await reconcileClusterManager(ctx, 'platform')).toEqual({ requeueAfterMs: 30_000 });
+    expect(patches).toHaveLength(writes);
   });
 });

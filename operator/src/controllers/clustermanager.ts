@@ -63,7 +63,13 @@ export async function reconcileClusterManager(ctx: Context, key: string): Promis
     if (!cm) return;
   }
   const status = cm.status ?? {};
-  const lastSeen = platform ? now.toISOString() : status.lastSeen;
+  // The platform beats for itself. Its status write comes back through the watch and enqueues it
+  // again, so a beat is written only when one is due; writing on every reconcile made that a
+  // loop of status patches that never idled.
+  const beatDue =
+    platform &&
+    !(now.getTime() - Date.parse(status.lastSeen ?? '') < Math.min(ctx.options.heartbeatMs / 2, 60_000));
+  const lastSeen = beatDue ? now.toISOString() : status.lastSeen;
   const c = connectionOf(lastSeen, now);
   const next = {
     ...status,
@@ -73,8 +79,7 @@ export async function reconcileClusterManager(ctx: Context, key: string): Promis
     addedTime: status.addedTime ?? cm.metadata.creationTimestamp ?? now.toISOString(),
     observedGeneration: cm.metadata.generation,
   };
-  if (platform || !sameJson(status, next))
-    await ctx.kube.patchStatus(KINDS.clusterManager, undefined, key, next);
+  if (!sameJson(status, next)) await ctx.kube.patchStatus(KINDS.clusterManager, undefined, key, next);
   if (platform) return { requeueAfterMs: ctx.options.heartbeatMs };
   return c.changesAt ? { requeueAfterMs: Math.max(1000, c.changesAt - now.getTime()) } : undefined;
 }
