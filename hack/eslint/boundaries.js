@@ -1,6 +1,7 @@
 // ESLint rule `sandflow/boundaries`: workspaces meet through their package names and exports only.
 // - a file of a workspace may not import a relative path leading out of its workspace folder;
-// - a benchmark may not import a relative path leading out of bench/ (no test or workspace internals);
+// - a benchmark or a cross-package test may not import a relative path leading out of bench/ or
+//   tests/ (no workspace internals: they are reached through package exports such as /testing);
 // - the console (a browser bundle) may import no app workspace but @sandflow/crds.
 import path from 'node:path';
 
@@ -12,7 +13,7 @@ const CONSOLE_MAY_IMPORT = new Set(['@sandflow/crds']);
 function fenceOf(file) {
   const top = path.relative(ROOT, file).split(path.sep)[0];
   if (WORKSPACES.includes(top)) return { dir: path.join(ROOT, top), what: `the ${top} workspace` };
-  if (top === 'bench') return { dir: path.join(ROOT, 'bench'), what: 'bench/' };
+  if (top === 'bench' || top === 'tests') return { dir: path.join(ROOT, top), what: `${top}/` };
   return undefined;
 }
 

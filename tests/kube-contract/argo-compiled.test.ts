@@ -4,9 +4,8 @@
 // created with server-side dry run on kube-lite and, under `npm run test:envtest`, a real kube-apiserver.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileRun, compileSession } from '../../operator/src/compiler/compile.js';
-import { loadSamples, sandbox, session, workflow } from '../../operator/src/compiler/fixtures.js';
-import { dagArb } from '../../operator/src/compiler/testing/graphs.js';
+import { compileRun, compileSession } from '@sandflow/operator';
+import { dagArb, loadSamples, sandbox, session, workflow } from '@sandflow/operator/testing';
 import { eventually, freshNamespace, kubeConfig, rawRequest } from '../support/kube.js';
 
 const kc = kubeConfig();

@@ -2,7 +2,7 @@
 // real cluster with Argo refuses, kube-lite refuses with the same Status.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { installCrds, readCrds } from '../../embedded/src/crd-install.js';
+import { installCrds, readCrds } from '@sandflow/embedded/testing';
 import { eventually, freshNamespace, kubeConfig, rawRequest } from '../support/kube.js';
 
 const kc = kubeConfig();

@@ -3,9 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
-import { installCrds, readCrds } from '../../embedded/src/crd-install.js';
-import { createTestDatabase } from '../../embedded/src/db/database.js';
-import { startKubeLite } from '../../embedded/src/kube-lite/index.js';
+import { createTestDatabase, installCrds, readCrds, startKubeLite } from '@sandflow/embedded/testing';
 
 /**
  * Gives the `kube` suites a Kubernetes API: kube-lite on loopback with an in-memory
