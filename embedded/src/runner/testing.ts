@@ -33,7 +33,7 @@ export async function startTestCluster(extraCrdDirs: string[] = []) {
 }
 
 export async function until<T>(
-  fn: () => Promise<T | undefined> | T | undefined,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 15_000,
   everyMs = 50,
 ): Promise<T> {

@@ -14,6 +14,7 @@ import { installCrds, readCrds } from '../crd-install.js';
 import { createTestDatabase } from '../db/database.js';
 import { startKubeLite } from '../kube-lite/index.js';
 import { startRunner, type Runner, type RunnerOptions } from '../runner/index.js';
+import { until as pollUntil } from '../runner/testing.js';
 
 /** The repository's root folder. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -105,24 +106,12 @@ export async function startEnv(
   return env;
 }
 
-export async function until<T>(
+/** Polls `fn` until it gives a value: the runner's helper with the slower pace of whole-platform tests. */
+export const until = <T>(
   fn: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 30_000,
   everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`, { cause: last });
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+): Promise<T> => pollUntil(fn, timeoutMs, everyMs);
 
 export async function listRuns(env: Env, namespace: string): Promise<Run[]> {
   const l = (await env.api.listNamespacedCustomObject({
