@@ -1,5 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { ClusterManager } from '@sandflow/crds';
+import { KINDS, isNotFound } from '@sandflow/kube';
 import type { Logger } from 'pino';
 import { unavailable, unprocessable } from '../errors.js';
 import type { Resources } from './kube-tenancy.js';
@@ -95,10 +96,6 @@ export function assertWithinCapacity(wanted: Resources, maximum: Resources, edit
 export const normalizeCapacity = (capacity: AliveCapacity | Resources | null): AliveCapacity | null =>
   !capacity ? null : 'total' in capacity ? capacity : { total: capacity, clusters: 0 };
 
-const GROUP = 'sandflow.io';
-const VERSION = 'v1alpha1';
-const PLURAL = 'clustermanagers';
-
 /**
  * The capacity of the alive `ClusterManager`s, listed through the Kubernetes API on every
  * call (organizations are created and resized rarely). A cluster without the CRD has no
@@ -109,14 +106,13 @@ export function kubeClusterCapacity(kubeConfig: KubeConfig, logger?: Logger): Cl
   return async () => {
     let items: ClusterManager[];
     try {
-      const list = (await custom.listClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: PLURAL,
-      })) as { items?: ClusterManager[] };
+      const { group, version, plural } = KINDS.clusterManager;
+      const list = (await custom.listClusterCustomObject({ group, version, plural })) as {
+        items?: ClusterManager[];
+      };
       items = list.items ?? [];
     } catch (error) {
-      if ((error as { code?: number }).code !== 404) {
+      if (!isNotFound(error)) {
         logger?.error({ err: error }, 'listing cluster managers failed');
         throw unavailable(
           'kubernetes_unavailable',

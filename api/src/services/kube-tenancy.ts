@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig, type V1Namespace, type V1ResourceQuota } from '@kubernetes/client-node';
-import { LABELS, QUOTA_NAME } from '@sandflow/kube';
+import { LABELS, QUOTA_NAME, isAlreadyExists, isNotFound } from '@sandflow/kube';
 
 export const ORGANIZATION_LABEL = LABELS.organization;
 export const GROUP_LABEL = LABELS.group;
@@ -42,8 +42,6 @@ export function resourceQuotaHard(quota: Resources): Record<string, string> {
   };
 }
 
-const statusOf = (error: unknown) => (error as { code?: number }).code;
-
 export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
   const core = kubeConfig.makeApiClient(CoreV1Api);
 
@@ -52,7 +50,7 @@ export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
     try {
       await core.createNamespace({ body });
     } catch (error) {
-      if (statusOf(error) !== 409) throw error;
+      if (!isAlreadyExists(error)) throw error;
       const existing = await core.readNamespace({ name });
       await core.replaceNamespace({
         name,
@@ -68,7 +66,7 @@ export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
     try {
       await core.deleteNamespace({ name });
     } catch (error) {
-      if (statusOf(error) !== 404) throw error;
+      if (!isNotFound(error)) throw error;
     }
   }
 
@@ -88,7 +86,7 @@ export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
       try {
         await core.createNamespacedResourceQuota({ namespace, body });
       } catch (error) {
-        if (statusOf(error) !== 409) throw error;
+        if (!isAlreadyExists(error)) throw error;
         const existing = await core.readNamespacedResourceQuota({ name: QUOTA_NAME, namespace });
         await core.replaceNamespacedResourceQuota({
           name: QUOTA_NAME,
