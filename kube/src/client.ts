@@ -150,11 +150,20 @@ export class Kube {
   }
 
   list<T>(kind: Kind): Promise<ObjectList<T>> {
+    if (!kind.group) return this.listCore<T>(kind);
     const r = { group: kind.group, version: kind.version, plural: kind.plural };
     return (
       kind.namespaced
         ? this.custom.listCustomObjectForAllNamespaces(r)
         : this.custom.listClusterCustomObject(r)
     ) as Promise<ObjectList<T>>;
+  }
+
+  /** The core kinds of CORE_KINDS, across namespaces. */
+  private listCore<T>(kind: Kind): Promise<ObjectList<T>> {
+    if (kind.plural === 'namespaces') return this.core.listNamespace() as Promise<ObjectList<T>>;
+    if (kind.plural === 'resourcequotas')
+      return this.core.listResourceQuotaForAllNamespaces() as Promise<ObjectList<T>>;
+    throw new Error(`listing core ${kind.plural} is not supported`);
   }
 }

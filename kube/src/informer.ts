@@ -3,7 +3,7 @@
 // (client-node's informer goes quiet after an error; its start() even resolves when the list failed).
 import { makeInformer, type KubernetesObject } from '@kubernetes/client-node';
 import type { Kube } from './client.js';
-import { keyOf, type Kind } from './names.js';
+import { keyOf, kindPath, type Kind } from './names.js';
 
 export type EventType = 'add' | 'update' | 'delete';
 
@@ -37,7 +37,7 @@ export interface Meta {
 }
 
 export function startInformer<T extends Meta>(kube: Kube, kind: Kind, opts: InformerOptions<T>): Informer<T> {
-  const path = `/apis/${kind.group}/${kind.version}/${kind.plural}`;
+  const path = kindPath(kind);
   let listed = false;
   const informer = makeInformer<KubernetesObject>(kube.kc, path, async () => {
     const list = await kube.list<KubernetesObject>(kind);

@@ -42,6 +42,16 @@ export const ARGO_VERSION = 'v1alpha1';
 const SANDFLOW = { group: 'sandflow.io', version: 'v1alpha1' };
 const ARGO = { group: ARGO_GROUP, version: ARGO_VERSION };
 
+/** Core kinds the operator caches (read only: they are written by the API through CoreV1Api). */
+export const CORE_KINDS = {
+  namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
+  resourceQuota: { group: '', version: 'v1', plural: 'resourcequotas', namespaced: true },
+} satisfies Record<string, Kind>;
+
+/** The collection path of a kind across namespaces (the core group lives under /api). */
+export const kindPath = (kind: Kind) =>
+  kind.group ? `/apis/${kind.group}/${kind.version}/${kind.plural}` : `/api/${kind.version}/${kind.plural}`;
+
 export const KINDS = {
   workflow: { ...SANDFLOW, plural: 'workflows', namespaced: true },
   session: { ...SANDFLOW, plural: 'sessions', namespaced: true },

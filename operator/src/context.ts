@@ -1,5 +1,6 @@
 // What the controllers share: the API client, informer caches (synced before any reconcile), queues,
 // logger, metrics, options.
+import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
 import type { ClusterManager, Run, Sandbox, Session, Workflow } from '@sandflow/crds';
 import type { Logger } from 'pino';
 import type { CompilerOptions } from './compiler/index.js';
@@ -27,6 +28,10 @@ export interface Context {
     clusterManagers: Cache<ClusterManager>;
     argo: Cache<ArgoWorkflow>;
     cronWorkflows: Cache<CronWorkflow>;
+    /** Tenancy as the API wrote it: user quotas and the scheduler algorithm are namespace annotations. */
+    namespaces: Cache<V1Namespace>;
+    /** The group quotas (the ResourceQuota QUOTA_NAME of each group namespace). */
+    quotas: Cache<V1ResourceQuota>;
   };
   enqueue: {
     workflow(key: string): void;

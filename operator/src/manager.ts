@@ -2,8 +2,10 @@
 // feeding queues whose workers wait; once every cache has synced and the resources held by admitted
 // runs are rebuilt from them, the workers start. Until then admission cannot see a half-empty world
 // (after a restart it would admit runs over quota).
+import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
 import type { ClusterManager, Run, Sandbox, Session, Workflow } from '@sandflow/crds';
 import {
+  CORE_KINDS,
   KINDS,
   LABELS,
   FINAL_WORKFLOW_PHASES,
@@ -117,6 +119,20 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     { indexes: { run: runKeyOf } },
   );
   const cronWorkflows = watch<CronWorkflow>(KINDS.cronWorkflow, () => undefined);
+  // A group quota or a user quota that changed may make room for QUEUED runs of that namespace.
+  const wakeQueued = (namespace: string | undefined) => {
+    for (const q of runs.list(namespace)) if (q.status?.phase === 'QUEUED') runCtl.add(keyOf(q));
+  };
+  const namespaces = watch<V1Namespace>(
+    CORE_KINDS.namespace,
+    (t, n) => {
+      if (t !== 'delete') wakeQueued(n.metadata?.name);
+    },
+    { labelIndexes: { organization: LABELS.organization } },
+  );
+  const quotas = watch<V1ResourceQuota>(CORE_KINDS.resourceQuota, (t, rq) => {
+    if (t !== 'delete') wakeQueued(rq.metadata?.namespace);
+  });
   const runPhaseMetrics = () => {
     const counts: Record<string, number> = {};
     for (const r of runs.list())
@@ -136,7 +152,17 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
       queuedRetryMs: options.queuedRetryMs ?? 10_000,
       compiler: options.compiler ?? {},
     },
-    caches: { workflows, sessions, runs, sandboxes, clusterManagers, argo, cronWorkflows },
+    caches: {
+      workflows,
+      sessions,
+      runs,
+      sandboxes,
+      clusterManagers,
+      argo,
+      cronWorkflows,
+      namespaces,
+      quotas,
+    },
     enqueue: {
       workflow: workflowCtl.add,
       session: sessionCtl.add,

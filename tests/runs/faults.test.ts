@@ -1,6 +1,7 @@
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '@sandflow/crds';
-import { chain, createRun, startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { chain, createRun, patchRun, startEnv, until, type Env } from '@sandflow/embedded/testing';
 
 let env: Env;
 beforeAll(async () => {
@@ -67,5 +68,29 @@ describe('faults', () => {
     expect(Date.parse(done.status!.startTime!)).toBeGreaterThanOrEqual(
       Date.parse((await env.getRun('quota', 'q1')).status!.stopTime!) - 50,
     );
+  });
+
+  it('a QUEUED run starts once its group quota is raised (read from the operator cache)', async () => {
+    await chain(env, 'raise', { a: 'sleep 20', b: 'true', c: 'true' }, { cpu: 500, quotaCpu: '800m' });
+    await createRun(env, 'raise', 'r1');
+    await phase('raise', 'r1', 'RUNNING');
+    await createRun(env, 'raise', 'r2');
+    await phase('raise', 'r2', 'QUEUED');
+    await env.kc.makeApiClient(CoreV1Api).patchNamespacedResourceQuota(
+      {
+        name: 'sandflow-quota',
+        namespace: 'raise',
+        body: { spec: { hard: { 'requests.cpu': '1' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const started = await until(async () => {
+      const r = await env.getRun('raise', 'r2');
+      return ['INIT', 'RUNNING'].includes(r.status?.phase ?? '') ? r : undefined;
+    }, 15_000);
+    expect(started.status!.clusterManager).toBeTruthy();
+    // r1 still holds its 500m: both run at once under the raised quota.
+    expect((await env.getRun('raise', 'r1')).status!.phase).toBe('RUNNING');
+    for (const name of ['r1', 'r2']) await patchRun(env, 'raise', name, { stop: true });
   });
 });

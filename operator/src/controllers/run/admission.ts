@@ -2,6 +2,7 @@
 // quotas of the group (ResourceQuota) and of the user in it (namespace annotation) checked against
 // the resources held by admitted runs (ctx.active), a cluster manager chosen; then the Argo Workflow
 // owned by the Run is created and the Run goes INIT, or it waits QUEUED.
+import type { V1ResourceQuota } from '@kubernetes/client-node';
 import type { ClusterManager, Run, RunStatus, Sandbox, Session, Workflow } from '@sandflow/crds';
 import {
   ANNOTATIONS,
@@ -159,9 +160,8 @@ export async function admit(
   const owner = run.spec.owner ?? inputs.session.spec.owner ?? '';
 
   return ctx.admission.lock(async () => {
-    const algorithm = algorithmOf(ctx, org); // read beside the quotas: the lock is held for one round trip
     const reason = await refusal(ctx, key, ns, owner, demand, log);
-    const placed = reason ? { reason } : place(ctx, key, org, inputs.session, demand, await algorithm);
+    const placed = reason ? { reason } : place(ctx, key, org, inputs.session, demand, algorithmOf(ctx, org));
     if ('reason' in placed) {
       if (status.phase !== 'QUEUED' || status.message !== placed.reason) {
         await writeStatus(
@@ -239,17 +239,9 @@ async function refusal(
   demand: Resources,
   log: Context['log'],
 ): Promise<string | undefined> {
-  const [namespaceObj, quotaRead] = await Promise.all([
-    ctx.kube.core.readNamespace({ name: ns }).catch(() => undefined),
-    ctx.kube.core.readNamespacedResourceQuota({ name: QUOTA_NAME, namespace: ns }).then(
-      (rq) => ({ rq }),
-      (e: unknown) => ({ e }),
-    ),
-  ]);
-  let groupQuota: Partial<Resources> | undefined;
-  if ('rq' in quotaRead) groupQuota = parseQuota(quotaRead.rq.spec?.hard);
-  else if (!isNotFound(quotaRead.e))
-    throw new Error(`reading the quota of ${ns} failed`, { cause: quotaRead.e });
+  const namespaceObj =
+    ctx.caches.namespaces.get(ns) ?? (await ctx.kube.core.readNamespace({ name: ns }).catch(() => undefined));
+  const groupQuota = parseQuota((await quotaOf(ctx, ns))?.spec?.hard);
   let usedGroup = { ...ZERO };
   let usedUser = { ...ZERO };
   for (const [k, a] of ctx.active) {
@@ -315,15 +307,27 @@ function place(
   return { cluster: candidates.find((c) => c.metadata.name === chosen.name)! };
 }
 
-async function algorithmOf(ctx: Context, org: string): Promise<Algorithm> {
+function algorithmOf(ctx: Context, org: string): Algorithm {
   if (!org) return 'round_robin';
+  const orgNs = ctx.caches.namespaces
+    .byIndex('organization', org)
+    .find((n) => !n.metadata?.labels?.[LABELS.group]);
+  const a = orgNs?.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] as Algorithm | undefined;
+  return a && ALGORITHMS.includes(a) ? a : 'round_robin';
+}
+
+/**
+ * The group's ResourceQuota from the cache; the API server only when the cache has none, so a quota
+ * made just before the run (its watch event not yet here) still counts.
+ */
+async function quotaOf(ctx: Context, ns: string): Promise<V1ResourceQuota | undefined> {
+  const cached = ctx.caches.quotas.get(QUOTA_NAME, ns);
+  if (cached) return cached;
   try {
-    const list = await ctx.kube.core.listNamespace({ labelSelector: `${LABELS.organization}=${org}` });
-    const orgNs = list.items.find((n) => !n.metadata?.labels?.[LABELS.group]);
-    const a = orgNs?.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] as Algorithm | undefined;
-    return a && ALGORITHMS.includes(a) ? a : 'round_robin';
-  } catch {
-    return 'round_robin';
+    return await ctx.kube.core.readNamespacedResourceQuota({ name: QUOTA_NAME, namespace: ns });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw new Error(`reading the quota of ${ns} failed`, { cause: e });
   }
 }
 
