@@ -11,7 +11,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{kube,crds,embedded,operator,api}/src/**/*.test.ts'],
+          include: ['{kube,images,crds,embedded,operator,api}/src/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -6,7 +6,7 @@
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const WORKSPACES = ['kube', 'crds', 'embedded', 'operator', 'api', 'console'];
+const WORKSPACES = ['kube', 'images', 'crds', 'embedded', 'operator', 'api', 'console'];
 const CONSOLE_MAY_IMPORT = new Set(['@sandflow/crds']);
 
 /** The folder a file's relative imports must stay in, and what it is called. */

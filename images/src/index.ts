@@ -1,0 +1,2 @@
+// @sandflow/images: container images without a container engine, for the local runner and the API.
+export {};
