@@ -1,2 +1,3 @@
 // @sandflow/images: container images without a container engine, for the local runner and the API.
-export {};
+// Unpacking layers into root filesystems cached per layer chain.
+export * from './unpack/index.js';
