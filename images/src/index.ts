@@ -1,3 +1,12 @@
 // @sandflow/images: container images without a container engine, for the local runner and the API.
+// Image store: the OCI distribution client and the OCI image layout folder.
+export * from './errors.js';
+export * from './media-types.js';
+export * from './reference.js';
+export * from './credentials.js';
+export { parseChallenge, RegistryAuth, type Challenge } from './auth.js';
+export { DigestVerifier, isDigest, sha256Digest } from './digest.js';
+export * from './store.js';
+export { RegistryStore, type RegistryStoreOptions } from './registry/store.js';
 // Unpacking layers into root filesystems cached per layer chain.
 export * from './unpack/index.js';
