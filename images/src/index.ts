@@ -8,5 +8,7 @@ export { parseChallenge, RegistryAuth, type Challenge } from './auth.js';
 export { DigestVerifier, isDigest, sha256Digest } from './digest.js';
 export * from './store.js';
 export { RegistryStore, type RegistryStoreOptions } from './registry/store.js';
+export { LayoutStore, REF_NAME, defaultLayoutDir } from './layout/store.js';
+export * from './copy.js';
 // Unpacking layers into root filesystems cached per layer chain.
 export * from './unpack/index.js';
