@@ -63,7 +63,10 @@ export class RegistryAuth {
         `${subject}: ${this.host} asks for ${challenge.scheme} authentication, which is not supported`,
       );
     }
-    const wanted = challenge.params.scope ?? scope;
+    // The challenge names what this request needs; ours may add more (a mount's source repository).
+    const wanted = [
+      ...new Set([...(challenge.params.scope ?? '').split(' '), ...scope.split(' ')].filter(Boolean)),
+    ].join(' ');
     const token = await this.fetchToken(challenge.params.realm, challenge.params.service, wanted, subject);
     this.tokens.set(scope, token);
     if (wanted !== scope) this.tokens.set(wanted, token);

@@ -138,3 +138,55 @@ describe('RegistryStore and a registry that is down', () => {
     );
   });
 });
+
+describe.skipIf(missing)('RegistryStore with a bearer token service', () => {
+  let registry: TestRegistry;
+  beforeAll(async () => {
+    registry = await startRegistry({ token: { users: { ci: 'robot-pass' } } });
+  }, 30_000);
+  afterAll(() => registry?.stop());
+
+  it('answers the Bearer challenge, then reuses the token until it expires', async () => {
+    const store = new RegistryStore({
+      host: registry.host,
+      credentials: { username: 'ci', password: 'robot-pass' },
+    });
+    const image = fixtureImage();
+    await pushFixture(store, 'tokens/app', image, 'v1');
+    await store.getManifest('tokens/app', 'v1');
+    const issued = registry.tokens!.issued;
+    expect(issued).toBeGreaterThan(0);
+    await store.getManifest('tokens/app', 'v1');
+    expect(await store.listTags('tokens/app')).toEqual(['v1']);
+    expect(registry.tokens!.issued).toBe(issued);
+  });
+
+  it('mounts across repositories with a token scoped to both', async () => {
+    const store = new RegistryStore({
+      host: registry.host,
+      credentials: { username: 'ci', password: 'robot-pass' },
+    });
+    const bytes = Buffer.from('token mount ' + Math.random());
+    await store.putBlob('tokens/a', blobOf(bytes));
+    let opened = 0;
+    await store.putBlob(
+      'tokens/b',
+      { ...blobOf(bytes), open: () => (opened++, blobOf(bytes).open()) },
+      { mountFrom: 'tokens/a' },
+    );
+    expect(opened).toBe(0);
+    expect(await store.hasBlob('tokens/b', blobOf(bytes).digest)).toBe(true);
+  });
+
+  it('reports the token service refusing the credentials, naming the image', async () => {
+    const store = new RegistryStore({
+      host: registry.host,
+      credentials: { username: 'ci', password: 'wrong' },
+    });
+    const error = await store.getManifest('tokens/app', 'v1').catch((e) => e);
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(error.message).toBe(
+      `${registry.host}/tokens/app:v1: the token service of ${registry.host} refused the credentials (HTTP 401)`,
+    );
+  });
+});

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startTokenService, TOKEN_ISSUER, TOKEN_SERVICE, type TokenService } from './token-service.js';
 
 export const REGISTRY_BINARY = '/usr/bin/docker-registry';
 
@@ -14,7 +15,17 @@ export function registryMissing(options: { auth?: boolean } = {}): string | unde
   if (!existsSync(REGISTRY_BINARY))
     return 'docker-registry is not installed (apt-get install docker-registry)';
   if (options.auth && !hasHtpasswd()) return 'htpasswd is not installed (apt-get install apache2-utils)';
+  if (options.auth && !hasOpenssl()) return 'openssl is not installed (apt-get install openssl)';
   return undefined;
+}
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function hasHtpasswd(): boolean {
@@ -28,6 +39,8 @@ function hasHtpasswd(): boolean {
 
 export interface TestRegistry {
   host: string;
+  /** The bearer token service, when the registry was started with `token`. */
+  tokens?: TokenService;
   stop(): Promise<void>;
 }
 
@@ -42,7 +55,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRegistry(options: { users?: Record<string, string> } = {}): Promise<TestRegistry> {
+export interface RegistryOptions {
+  /** htpasswd (basic) users. */
+  users?: Record<string, string>;
+  /** Bearer tokens from a token service that knows these users instead. */
+  token?: { users: Record<string, string>; expiresInSeconds?: number };
+}
+
+export async function startRegistry(options: RegistryOptions = {}): Promise<TestRegistry> {
   const dir = await mkdtemp(join(tmpdir(), 'sandflow-registry-'));
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
@@ -53,6 +73,19 @@ export async function startRegistry(options: { users?: Record<string, string> } 
     );
     await writeFile(join(dir, 'htpasswd'), lines.join('\n') + '\n');
     auth = `auth:\n  htpasswd:\n    realm: sandflow-test\n    path: ${join(dir, 'htpasswd')}\n`;
+  }
+  let tokens: TokenService | undefined;
+  if (options.token) {
+    tokens = await startTokenService(dir, options.token.users, options.token.expiresInSeconds ?? 300);
+    auth = [
+      'auth:',
+      '  token:',
+      `    realm: ${tokens.realm}`,
+      `    service: ${TOKEN_SERVICE}`,
+      `    issuer: ${TOKEN_ISSUER}`,
+      `    rootcertbundle: ${tokens.certPath}`,
+      '',
+    ].join('\n');
   }
   const config = [
     'version: 0.1',
@@ -77,12 +110,15 @@ export async function startRegistry(options: { users?: Record<string, string> } 
     await waitReady(host, child, () => stderr);
   } catch (error) {
     child.kill('SIGKILL');
+    await tokens?.close();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
   return {
     host,
+    ...(tokens ? { tokens } : {}),
     async stop() {
+      await tokens?.close();
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
