@@ -12,3 +12,5 @@ export { LayoutStore, REF_NAME, defaultLayoutDir } from './layout/store.js';
 export * from './copy.js';
 // Unpacking layers into root filesystems cached per layer chain.
 export * from './unpack/index.js';
+export * from './rootfs.js';
+export * from './rootfs-busybox.js';

@@ -34,6 +34,33 @@ export interface StepSpec {
   requests: Capacity;
   /** In-process step (the split helper): returns its result. */
   native?: (log: (line: string) => void) => Promise<string>;
+  /** The container image; isolating runtimes run the step in its root filesystem. */
+  image?: string;
+  /** `amd64` or `arm64`; the machine's when absent. */
+  architecture?: string;
+  /** UID and GID the step runs as (isolating runtimes). */
+  uid?: number;
+  gid?: number;
+  /** Host folders made visible to the step (isolating runtimes). */
+  mounts?: { hostPath: string; mountPath: string; readOnly?: boolean }[];
+  /** Hard limits (isolating runtimes): address space in MiB, CPU time in seconds. */
+  limits?: { memoryMiB?: number; cpuSeconds?: number };
+}
+
+/** How a step's process is started: what {@link ProcessRuntime} spawns, in its process group. */
+export interface LaunchPlan {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Removes what the plan made for the step (runs once the step is over). */
+  cleanup?: () => void;
+}
+
+/** Where a step's files live on the host. */
+export interface StepDirs {
+  podDir: string;
+  workDir: string;
+  shared: string;
 }
 
 export interface StepResult {
@@ -92,12 +119,12 @@ export function remapShared(value: string, sharedDir: string): string {
 }
 
 export class ProcessRuntime implements Runtime {
-  readonly name = 'process';
+  readonly name: string = 'process';
   readonly capacity: Capacity;
   private readonly handles = new Map<string, StepHandle & { reserved: Capacity; child?: ChildProcess }>();
   private inUse: Capacity = { cpu: 0, memory: 0 };
 
-  constructor(private readonly options: ProcessRuntimeOptions) {
+  constructor(protected readonly options: ProcessRuntimeOptions) {
     this.capacity = options.capacity ?? machineCapacity();
     fs.mkdirSync(options.root, { recursive: true });
   }
@@ -111,7 +138,7 @@ export class ProcessRuntime implements Runtime {
   logKey(namespace: string, workflow: string, pod: string) {
     return `${namespace}/${workflow}/${pod}/main.log`;
   }
-  private podDir(step: { namespace: string; workflow: string; pod: string }) {
+  protected podDir(step: { namespace: string; workflow: string; pod: string }) {
     return path.join(this.runDir(step.namespace, step.workflow), step.pod);
   }
 
@@ -161,8 +188,17 @@ export class ProcessRuntime implements Runtime {
     };
     this.handles.set(step.pod, handle);
     let killedFor: string | undefined;
+    let cleanup: (() => void) | undefined;
+    const setKilled = (reason: string) => {
+      killedFor = reason;
+    };
     const finish = (r: Omit<StepResult, 'startedAt' | 'finishedAt'>) => {
       if (handle.result) return;
+      try {
+        cleanup?.();
+      } catch {
+        /* best effort: reapOrphan removes it at the next start */
+      }
       try {
         fs.closeSync(logFd);
       } catch {
@@ -198,6 +234,41 @@ export class ProcessRuntime implements Runtime {
       return { started: handle };
     }
 
+    const dirs: StepDirs = { podDir, workDir, shared };
+    let planned: LaunchPlan | Promise<LaunchPlan>;
+    try {
+      planned = this.plan(step, dirs);
+    } catch (e) {
+      planned = Promise.reject(e as Error);
+    }
+    if (!(planned instanceof Promise)) {
+      cleanup = planned.cleanup;
+      return this.launch(step, dirs, planned, handle, logFd, finish, setKilled);
+    }
+    // Preparing can take a while (an image root to copy): Stop before the spawn just ends the step.
+    handle.kill = (reason) => setKilled(reason);
+    planned.then(
+      (plan) => {
+        if (killedFor) {
+          plan.cleanup?.();
+          finish({ phase: 'Failed' });
+          return;
+        }
+        cleanup = plan.cleanup;
+        this.launch(step, dirs, plan, handle, logFd, finish, setKilled);
+      },
+      (e: unknown) => {
+        const message = (e as Error).message ?? String(e);
+        fs.writeSync(logFd, `failed to start container: ${message}\n`);
+        finish({ phase: 'Error', message: `failed to start container: ${message}` });
+      },
+    );
+    return { started: handle };
+  }
+
+  /** The process to start for a step: the host command, with /sandflow remapped. */
+  protected plan(step: StepSpec, dirs: StepDirs): LaunchPlan | Promise<LaunchPlan> {
+    const { podDir, workDir, shared } = dirs;
     const argv = step.command.map((a) => remapShared(a, shared));
     if (step.script !== undefined) {
       const scriptPath = path.join(podDir, 'script');
@@ -212,12 +283,26 @@ export class ProcessRuntime implements Runtime {
       TMPDIR: workDir,
     };
     for (const [k, v] of Object.entries(step.env)) env[k] = remapShared(v, shared);
+    return { argv, env, cwd: workDir };
+  }
+
+  private launch(
+    step: StepSpec,
+    dirs: StepDirs,
+    plan: LaunchPlan,
+    handle: StepHandle & { child?: ChildProcess },
+    logFd: number,
+    finish: (r: Omit<StepResult, 'startedAt' | 'finishedAt'>) => void,
+    setKilled: (reason: string) => void,
+  ): StartOutcome {
+    const { podDir } = dirs;
+    const { argv, env, cwd } = plan;
     const resultPath = path.join(podDir, 'stdout');
     const outFd = step.captureResult ? fs.openSync(resultPath, 'w') : logFd;
     let child: ChildProcess;
     try {
       child = spawn(argv[0]!, argv.slice(1), {
-        cwd: workDir,
+        cwd,
         env,
         detached: true,
         stdio: ['ignore', outFd, logFd],
@@ -235,7 +320,7 @@ export class ProcessRuntime implements Runtime {
     const grace = (this.options.gracePeriodSeconds ?? 2) * 1000;
     handle.kill = (reason) => {
       if (handle.result) return;
-      killedFor = reason;
+      setKilled(reason);
       killGroup(child.pid, 'SIGTERM');
       setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
     };
