@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, registryMissing, startRegistry, type TestRegistry } from '../testing/registry.js';
@@ -128,6 +129,24 @@ describe.skipIf(missing)('RegistryStore with htpasswd auth', () => {
 });
 
 describe('RegistryStore and a registry that is down', () => {
+  it('is UNREACHABLE within the timeout when the registry accepts but never answers', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const store = new RegistryStore({ host, timeoutMs: 300 });
+      const error = await store.listTags('team/app').catch((e) => e);
+      expect(error).toMatchObject({ code: 'UNREACHABLE' });
+      expect(error.message).toBe(
+        `${host}/team/app: the registry ${host} cannot be reached (no answer in 300 ms)`,
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('is UNREACHABLE, naming the image and the cause', async () => {
     const host = `127.0.0.1:${await freePort()}`;
     const store = new RegistryStore({ host, timeoutMs: 2_000 });
