@@ -22,6 +22,10 @@ const envSchema = z.object({
   SANDFLOW_KUBECONFIG: z.string().min(1).optional(),
   // The console's built files; a developer can point it at another build.
   SANDFLOW_CONSOLE_DIR: z.string().min(1).optional(),
+  // Where container steps run: host processes, or bwrap namespaces over images unpacked in
+  // SANDFLOW_IMAGES_DIR (default <data>/images-unpacked, written by hack/images).
+  SANDFLOW_RUNTIME: z.enum(['process', 'bwrap']).default('process'),
+  SANDFLOW_IMAGES_DIR: z.string().min(1).optional(),
   SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +37,9 @@ export interface EmbeddedConfig {
   kubeconfig: string | undefined;
   logLevel: string;
   consoleDir: string | undefined;
+  runtime: 'process' | 'bwrap';
+  /** Unpacked images the bwrap runtime's local rootfs provider reads. */
+  imagesDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -52,5 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig
     kubeconfig: e.SANDFLOW_KUBECONFIG ? path.resolve(e.SANDFLOW_KUBECONFIG) : undefined,
     logLevel: e.SANDFLOW_LOG_LEVEL,
     consoleDir: e.SANDFLOW_CONSOLE_DIR ? path.resolve(e.SANDFLOW_CONSOLE_DIR) : undefined,
+    runtime: e.SANDFLOW_RUNTIME,
+    imagesDir: path.resolve(e.SANDFLOW_IMAGES_DIR ?? path.join(e.SANDFLOW_DATA_DIR, 'images-unpacked')),
   };
 }

@@ -89,7 +89,13 @@ async function main(): Promise<void> {
   stage('argo crds installed');
   // The local runner plays Argo in embedded mode; the operator runs in both modes.
   const runner: Runner | undefined = kubeLite
-    ? await startRunner({ kc, dataDir: config.dataDir, logger: log })
+    ? await startRunner({
+        kc,
+        dataDir: config.dataDir,
+        logger: log,
+        runtimeKind: config.runtime,
+        imagesDir: config.imagesDir,
+      })
     : undefined;
   // The operator registers and heartbeats the platform-owned ClusterManager (the capacity
   // organization quotas are capped by); in embedded mode that is this machine, measured here.

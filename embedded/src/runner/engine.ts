@@ -606,6 +606,7 @@ class Operation {
       workflow: this.name,
       env,
       requests,
+      ...(c?.image ? { image: c.image } : {}),
     };
     if (isSplitHelper(t)) {
       const shared = this.ctx.runtime.sharedDir(this.namespace, this.name);

@@ -3,7 +3,9 @@
 // Argo's controller does. See README.md in this folder.
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { localRootfsProvider } from '@sandflow/images';
 import pino, { type Logger } from 'pino';
+import { BwrapRuntime } from './bwrap.js';
 import { CronController } from './cron.js';
 import { WorkflowController } from './controller.js';
 import { ProcessRuntime, type Capacity, type Runtime } from './runtime.js';
@@ -12,6 +14,7 @@ export * from './argo.js';
 export { operate } from './engine.js';
 export { ProcessRuntime, machineCapacity, remapShared, detectContainerEngine } from './runtime.js';
 export type { Capacity, Runtime, StepHandle, StepSpec } from './runtime.js';
+export { BwrapRuntime, findBwrap, type BwrapRuntimeOptions } from './bwrap.js';
 export { splitNative } from './split.js';
 export { evalDepends, evalWhen, dependsTasks } from './expr.js';
 
@@ -23,6 +26,10 @@ export interface RunnerOptions {
   /** Defaults to the machine (cpus × 1000 m, total memory). */
   capacity?: Capacity;
   runtime?: Runtime;
+  /** Which runtime to build when `runtime` is not given (process by default). */
+  runtimeKind?: 'process' | 'bwrap';
+  /** Unpacked images for the bwrap runtime (`<dir>/<reference>/<arch>/{rootfs,config.json}`). */
+  imagesDir?: string;
   /** Workflows reconciled in parallel. */
   concurrency?: number;
   /** Seconds between SIGTERM and SIGKILL when stopping a step. */
@@ -37,13 +44,7 @@ export interface Runner {
 
 export async function startRunner(options: RunnerOptions): Promise<Runner> {
   const log = (options.logger ?? pino({ level: 'silent' })).child({ component: 'runner' });
-  const runtime =
-    options.runtime ??
-    new ProcessRuntime({
-      root: path.join(options.dataDir, 'runs'),
-      ...(options.capacity ? { capacity: options.capacity } : {}),
-      ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
-    });
+  const runtime = options.runtime ?? buildRuntime(options);
   const workflows = new WorkflowController(options.kc, runtime, log, options.concurrency ?? 8);
   const crons = new CronController(options.kc, log);
   await workflows.start();
@@ -57,4 +58,17 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (opts.kill !== false) await runtime.close();
     },
   };
+}
+
+function buildRuntime(options: RunnerOptions): Runtime {
+  const base = {
+    root: path.join(options.dataDir, 'runs'),
+    ...(options.capacity ? { capacity: options.capacity } : {}),
+    ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+  };
+  if (options.runtimeKind === 'bwrap') {
+    const imagesDir = options.imagesDir ?? path.join(options.dataDir, 'images-unpacked');
+    return new BwrapRuntime({ ...base, rootfs: localRootfsProvider(imagesDir) });
+  }
+  return new ProcessRuntime(base);
 }
