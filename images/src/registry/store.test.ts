@@ -2,7 +2,10 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, registryMissing, startRegistry, type TestRegistry } from '../testing/registry.js';
+import { registryFor } from '../copy.js';
+import { credentialsFromSecret } from '../credentials.js';
 import { ImageError } from '../errors.js';
+import { parseReference } from '../reference.js';
 import { getImageConfig, resolveImage } from '../store.js';
 import { blobOf, fixtureImage, fixtureIndex, pushFixture } from '../testing/fixtures.js';
 import { RegistryStore } from './store.js';
@@ -116,6 +119,19 @@ describe.skipIf(missing)('RegistryStore with htpasswd auth', () => {
     expect((await store.getManifest('private/app', 'v1')).digest).toBe(image.manifest.digest);
   });
 
+  it('finds the credentials for the host in a kubernetes.io/dockerconfigjson Secret', async () => {
+    const config = {
+      auths: { [`http://${registry.host}`]: { auth: Buffer.from('alice:s3cret').toString('base64') } },
+    };
+    const credentials = credentialsFromSecret({
+      type: 'kubernetes.io/dockerconfigjson',
+      metadata: { name: 'regcred', namespace: 'org-a' },
+      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+    });
+    const ref = parseReference(`${registry.host}/private/app:v1`);
+    expect(await registryFor(ref, credentials).listTags(ref.repository)).toEqual(['v1']);
+  });
+
   it.each([
     ['wrong password', { username: 'alice', password: 'nope' }, /refused the credentials/],
     ['no credentials', undefined, /requires credentials and none are configured/],
@@ -195,6 +211,15 @@ describe.skipIf(missing)('RegistryStore with a bearer token service', () => {
     );
     expect(opened).toBe(0);
     expect(await store.hasBlob('tokens/b', blobOf(bytes).digest)).toBe(true);
+  });
+
+  it('says credentials are needed when an anonymous token is not enough', async () => {
+    const store = new RegistryStore({ host: registry.host });
+    const error = await store.getManifest('tokens/app', 'v1').catch((e) => e);
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(error.message).toBe(
+      `${registry.host}/tokens/app:v1: ${registry.host} requires credentials and none are configured`,
+    );
   });
 
   it('reports the token service refusing the credentials, naming the image', async () => {

@@ -240,7 +240,12 @@ export class RegistryStore implements ImageStore {
       res = await this.send(call, authorization);
       if (res.status === 401) {
         await res.body?.cancel();
-        throw new ImageError('UNAUTHORIZED', `${call.subject}: ${this.options.host} refused the credentials`);
+        throw new ImageError(
+          'UNAUTHORIZED',
+          this.options.credentials
+            ? `${call.subject}: ${this.options.host} refused the credentials`
+            : `${call.subject}: ${this.options.host} requires credentials and none are configured`,
+        );
       }
     }
     if (res.status === 403) {
