@@ -1,0 +1,112 @@
+// The local runner end to end with SANDFLOW_RUNTIME=bwrap: Argo workflows whose steps run in the
+// busybox-static image built by hack/images, not on the host.
+import fs from 'node:fs';
+import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { buildBusyboxImage, findBusyboxStatic } from '@sandflow/images';
+import { KINDS, Kube } from '@sandflow/kube';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeId, type ArgoWorkflow, type Template } from './argo.js';
+import { findBwrap } from './bwrap.js';
+import { startRunner, type Runner } from './index.js';
+import { startTestCluster, until } from './testing.js';
+
+const missing = [
+  !findBwrap() && 'bwrap (apt-get install bubblewrap)',
+  !findBusyboxStatic() && 'busybox-static',
+].filter(Boolean);
+if (missing.length > 0) console.warn(`bwrap runner tests skipped: ${missing.join(' and ')} not installed`);
+
+const ns = 'bwrap-runner';
+let cluster: Awaited<ReturnType<typeof startTestCluster>>;
+let runner: Runner;
+let argo: Kube;
+let reference: string;
+
+const container = (name: string, image: string, script: string): Template => ({
+  name,
+  container: {
+    name: 'main',
+    image,
+    command: ['sh', '-c', script],
+    resources: { requests: { cpu: '100m', memory: '16Mi' } },
+  },
+});
+
+async function submit(name: string, spec: ArgoWorkflow['spec']): Promise<ArgoWorkflow> {
+  await argo.create(KINDS.argoWorkflow, ns, {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec,
+  });
+  return until(async () => {
+    const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
+    return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
+  }, 20_000);
+}
+
+describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    argo = new Kube(cluster.kc);
+    await cluster.kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
+    const image = await buildBusyboxImage(path.join(cluster.dataDir, 'hack-images'));
+    reference = image.reference;
+    runner = await startRunner({
+      kc: cluster.kc,
+      dataDir: cluster.dataDir,
+      runtimeKind: 'bwrap',
+      imagesDir: image.unpacked,
+      gracePeriodSeconds: 1,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await runner?.stop();
+    await cluster?.close();
+  });
+
+  it('runs a DAG in the image, passing files through /sandflow', async () => {
+    const wf = await submit('in-image', {
+      entrypoint: 'main',
+      templates: [
+        {
+          name: 'main',
+          dag: {
+            tasks: [
+              { name: 'a', template: 'a' },
+              { name: 'b', template: 'b', depends: 'a' },
+            ],
+          },
+        },
+        container(
+          'a',
+          reference,
+          '. /etc/os-release && echo "$ID" > /sandflow/os && echo scratch > /etc/scratch',
+        ),
+        container('b', reference, 'cat /sandflow/os; test ! -e /etc/scratch && echo fresh-root'),
+      ],
+    });
+    expect(runner.runtime.name).toBe('bwrap');
+    expect(wf.status?.phase).toBe('Succeeded');
+    const b = wf.status!.nodes![nodeId('in-image', 'in-image.b')]!;
+    const key = b.outputs!.artifacts!.find((x) => x.name === 'main-logs')!.s3!.key!;
+    expect(fs.readFileSync(path.join(cluster.dataDir, 'runs', key), 'utf8')).toBe(
+      'sandflow-busybox\nfresh-root\n',
+    );
+  });
+
+  it('fails a step whose image is not there, naming the image', async () => {
+    const wf = await submit('no-image', {
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', dag: { tasks: [{ name: 'x', template: 'x' }] } },
+        container('x', 'python:3.12-slim', 'true'),
+      ],
+    });
+    expect(wf.status?.phase).not.toBe('Succeeded');
+    expect(JSON.stringify(wf.status?.nodes)).toMatch(
+      /image python:3\.12-slim: .*not in the local images folder/,
+    );
+  });
+});
