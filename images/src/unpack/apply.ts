@@ -31,10 +31,12 @@ export interface ApplyState {
   owners: Record<string, [number, number]>;
   /** Folder modes, applied after the last layer so later layers can still write into them. */
   dirModes: Map<string, number>;
+  /** Whether to lchown entries (only root can give files away); recorded in `owners` otherwise. */
+  chown: boolean;
 }
 
-export function newApplyState(): ApplyState {
-  return { owners: {}, dirModes: new Map() };
+export function newApplyState(opts: { chown?: boolean } = {}): ApplyState {
+  return { owners: {}, dirModes: new Map(), chown: opts.chown ?? process.getuid?.() === 0 };
 }
 
 /** Decompresses a layer when it starts with the gzip magic; plain tar passes through. */
@@ -60,6 +62,13 @@ async function removeAll(p: string) {
   await fs.rm(p, { recursive: true, force: true });
 }
 
+/** Drops what `state` remembers of a removed path and everything under it. */
+function forget(state: ApplyState, rel: string) {
+  const under = `${rel}/`;
+  for (const k of Object.keys(state.owners)) if (k === rel || k.startsWith(under)) delete state.owners[k];
+  for (const k of state.dirModes.keys()) if (k === rel || k.startsWith(under)) state.dirModes.delete(k);
+}
+
 async function lstatOrUndefined(p: string) {
   return fs.lstat(p).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'ENOENT') return undefined;
@@ -80,12 +89,11 @@ export async function applyLayer(
   const feeding = pipeline(source, extract);
   // Paths this layer created: an opaque marker hides only what lower layers put in the folder.
   const created = new Set<string>();
-  const canChown = process.getuid?.() === 0;
   try {
     for await (const entry of extract) {
       const h = entry.header;
       try {
-        await applyEntry(root, h, entry as unknown as Readable, state, created, canChown);
+        await applyEntry(root, h, entry as unknown as Readable, state, created);
       } catch (e) {
         entry.resume();
         if (e instanceof UnsafeEntryError) throw new LayerError(layer, h.name, e.message, { cause: e });
@@ -109,7 +117,6 @@ async function applyEntry(
   body: Readable,
   state: ApplyState,
   created: Set<string>,
-  canChown: boolean,
 ): Promise<void> {
   const parts = entryComponents(h.name);
   if (parts.length === 0) return; // the root folder itself
@@ -125,7 +132,9 @@ async function applyEntry(
     const parentRel = path.relative(root, dir);
     for (const child of await fs.readdir(dir)) {
       const childRel = path.join(parentRel, child);
-      if (!created.has(childRel)) await removeAll(path.join(dir, child));
+      if (created.has(childRel)) continue;
+      await removeAll(path.join(dir, child));
+      forget(state, childRel);
     }
     return;
   }
@@ -135,6 +144,7 @@ async function applyEntry(
       throw new UnsafeEntryError('malformed whiteout');
     }
     await removeAll(path.join(dir, hidden));
+    forget(state, path.relative(root, path.join(dir, hidden)));
     return;
   }
 
@@ -145,7 +155,10 @@ async function applyEntry(
 
   switch (h.type as string) {
     case 'directory': {
-      if (existing && !existing.isDirectory()) await removeAll(target);
+      if (existing && !existing.isDirectory()) {
+        await removeAll(target);
+        forget(state, rel);
+      }
       if (!existing || !existing.isDirectory()) await fs.mkdir(target, { mode: 0o755 });
       // Owner-writable until the last layer is on; the image's mode is applied then.
       await fs.chmod(target, mode | 0o700);
@@ -154,7 +167,10 @@ async function applyEntry(
     }
     case 'file':
     case 'contiguous-file': {
-      if (existing) await removeAll(target);
+      if (existing) {
+        await removeAll(target);
+        forget(state, rel);
+      }
       // O_EXCL: never writes through a symlink that might appear at the final component.
       await pipeline(body, createWriteStream(target, { flags: 'wx', mode: 0o600 }));
       await fs.chmod(target, mode);
@@ -191,13 +207,13 @@ async function applyEntry(
   const uid = h.uid ?? 0;
   const gid = h.gid ?? 0;
   let owned = false;
-  if (canChown) {
+  if (state.chown) {
     owned = await fs.lchown(target, uid, gid).then(
       () => true,
       () => false,
     );
   }
-  if (!owned && (uid !== 0 || gid !== 0 || canChown)) state.owners[rel] = [uid, gid];
+  if (!owned && (uid !== 0 || gid !== 0 || state.chown)) state.owners[rel] = [uid, gid];
   else delete state.owners[rel];
   if (h.mtime && h.type !== 'symlink') await fs.utimes(target, h.mtime, h.mtime).catch(() => undefined);
 }

@@ -5,13 +5,15 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LayerError, applyLayer, newApplyState, unpackChain, type LayerSource } from './index.js';
+import { LayerError, applyLayer, finishRoot, newApplyState, unpackChain, type LayerSource } from './index.js';
 
 type Entry = {
   name: string;
   type: string;
   body?: string;
   mode?: number;
+  uid?: number;
+  gid?: number;
   linkname?: string;
   devmajor?: number;
   devminor?: number;
@@ -205,5 +207,25 @@ describe('unpackChain', () => {
     expect((await unpackChain(tmp, [layer])).root).toBe(results[0].root);
     expect(opened).toBe(1);
     expect(fs.readdirSync(tmp)).toEqual([path.basename(results[0].dir)]);
+  });
+});
+
+describe('ownership and modes', () => {
+  it('records ownership it may not set, and forgets it for whited-out paths', async () => {
+    const root = path.join(tmp, 'root');
+    fs.mkdirSync(root);
+    const state = newApplyState({ chown: false });
+    const lower = await layerOf([
+      { name: 'ro/', type: 'directory', mode: 0o555, uid: 1000, gid: 1000 },
+      { name: 'ro/a', type: 'file', body: 'a', mode: 0o444, uid: 1000, gid: 1000 },
+      { name: 'ro/c', type: 'file', body: 'c', mode: 0o444, uid: 1000, gid: 1001 },
+      { name: 'gone/', type: 'directory', mode: 0o500, uid: 7, gid: 7 },
+    ]);
+    const upper = await layerOf([file('ro/b'), file('ro/.wh.a', ''), file('.wh.gone', '')]);
+    for (const l of [lower, upper]) await applyLayer(root, l.digest, await l.open(), state);
+    await finishRoot(root, state);
+    expect(ls(root, 'ro')).toEqual(['b', 'c']);
+    expect(fs.statSync(path.join(root, 'ro')).mode & 0o777).toBe(0o555);
+    expect(state.owners).toEqual({ ro: [1000, 1000], 'ro/c': [1000, 1001] });
   });
 });
