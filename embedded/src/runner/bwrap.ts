@@ -4,11 +4,13 @@
 // death takes the whole pid namespace with it), capacity and restart recovery are the same code.
 //
 // The step sees only: a throwaway copy of the image root at / (bwrap 0.8, Debian 12's, has no
-// overlay; the copy is removed when the step ends and at the next start after a crash), a fresh
+// overlay; the copy is removed when the step ends and at the next start after a crash; one spare
+// copy per image root is made ahead, so a step usually only renames it into place), a fresh
 // /proc, a minimal /dev, a private /tmp, the run's shared folder at /sandflow, the script at
 // /argo/staging/script and the step's mount points. Limits: RLIMIT_AS (memory, per process) and
 // RLIMIT_CPU (CPU seconds, per process) through prlimit when the step has limits; nothing else.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -48,12 +50,60 @@ export function findBwrap(): string | undefined {
 export class BwrapRuntime extends ProcessRuntime {
   override readonly name: string = 'bwrap';
   private readonly bwrap: string;
+  /** Copies of image roots made ahead of the steps that will need them, one per root. */
+  private readonly spares = new Map<string, Promise<string | undefined>>();
+  private readonly sparesDir: string;
 
   constructor(private readonly bwrapOptions: BwrapRuntimeOptions) {
     super(bwrapOptions);
     const found = bwrapOptions.bwrap ?? findBwrap();
     if (!found) throw new Error('the bwrap runtime needs bubblewrap (bwrap) on PATH');
     this.bwrap = found;
+    // Beside the runs (same filesystem, so a spare is renamed into a step); a crash leaves only spares.
+    this.sparesDir = path.join(
+      path.dirname(bwrapOptions.root),
+      `${path.basename(bwrapOptions.root)}-bwrap-spares`,
+    );
+    fs.rmSync(this.sparesDir, { recursive: true, force: true });
+    fs.mkdirSync(this.sparesDir, { recursive: true });
+  }
+
+  private copyRoot(root: string, to: string) {
+    return run('cp', ['-a', '--reflink=auto', root, to]);
+  }
+
+  private makeSpare(root: string) {
+    const to = path.join(this.sparesDir, randomBytes(8).toString('hex'));
+    this.spares.set(
+      root,
+      this.copyRoot(root, to).then(
+        () => to,
+        () => {
+          fs.rmSync(to, { recursive: true, force: true });
+          return undefined;
+        },
+      ),
+    );
+  }
+
+  /** Puts a private copy of `root` at `stepRoot`: the spare when there is one, else a fresh copy. */
+  private async rootFor(root: string, stepRoot: string) {
+    const spare = this.spares.get(root);
+    this.makeSpare(root);
+    const ready = spare && (await spare);
+    if (ready) {
+      fs.renameSync(ready, stepRoot);
+      return;
+    }
+    await this.copyRoot(root, stepRoot);
+  }
+
+  override async close() {
+    await super.close();
+    const pending = [...this.spares.values()];
+    this.spares.clear();
+    await Promise.all(pending);
+    fs.rmSync(this.sparesDir, { recursive: true, force: true });
   }
 
   protected override async plan(step: StepSpec, dirs: StepDirs): Promise<LaunchPlan> {
@@ -64,10 +114,21 @@ export class BwrapRuntime extends ProcessRuntime {
       throw new Error(`image ${image}: ${(e as Error).message}`, { cause: e });
     });
     const stepRoot = path.join(dirs.podDir, 'rootfs');
-    const cleanup = () => fs.rmSync(stepRoot, { recursive: true, force: true });
-    cleanup();
+    fs.rmSync(stepRoot, { recursive: true, force: true });
+    // Moved aside at once (the step's root is gone when its exit is reported) and removed off the
+    // event loop: a root is hundreds of files. Leftovers of a crash go with the spares folder.
+    const cleanup = () => {
+      const trash = path.join(this.sparesDir, `trash-${randomBytes(8).toString('hex')}`);
+      try {
+        fs.renameSync(stepRoot, trash);
+      } catch {
+        fs.rmSync(stepRoot, { recursive: true, force: true });
+        return;
+      }
+      void fs.promises.rm(trash, { recursive: true, force: true }).catch(() => undefined);
+    };
     try {
-      await run('cp', ['-a', '--reflink=auto', root, stepRoot]);
+      await this.rootFor(root, stepRoot);
     } catch (e) {
       cleanup();
       throw new Error(`image ${image}: cannot copy its root for the step: ${(e as Error).message}`, {
