@@ -195,6 +195,30 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
     for (let i = 0; i < 100 && sleepers(marker) > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sleepers(marker)).toBe(0);
   });
+  it('reaps what a previous runtime left behind: the step with its children and its root copy', async () => {
+    const marker = String(50000 + Math.floor(Math.random() * 9999));
+    const s = sh('orphan', `sleep ${marker} & sleep ${marker} & echo started; wait`);
+    rt.start(s, () => undefined);
+    while (
+      !fs.existsSync(path.join(tmp, 'runs', rt.logKey('org-a', 'wf-1', 'orphan'))) ||
+      !logOf(s).includes('started')
+    ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(sleepers(marker)).toBe(2);
+    const stepRoot = path.join(rt.runDir('org-a', 'wf-1'), 'orphan', 'rootfs');
+    expect(fs.existsSync(path.join(stepRoot, 'bin/busybox'))).toBe(true);
+    // A new runtime on the same folder, as after a crash of the platform, knows only the pid file.
+    const next = new BwrapRuntime({
+      root: path.join(tmp, 'runs'),
+      rootfs: localRootfsProvider(image.unpacked),
+    });
+    next.reapOrphan('org-a', 'wf-1', 'orphan');
+    for (let i = 0; i < 100 && sleepers(marker) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sleepers(marker)).toBe(0);
+    expect(fs.existsSync(stepRoot)).toBe(false);
+    await next.close();
+  });
 });
 
 /** Host processes running `sleep <marker>`. */

@@ -64,7 +64,11 @@ export class BwrapRuntime extends ProcessRuntime {
       path.dirname(bwrapOptions.root),
       `${path.basename(bwrapOptions.root)}-bwrap-spares`,
     );
-    fs.rmSync(this.sparesDir, { recursive: true, force: true });
+    try {
+      fs.rmSync(this.sparesDir, { recursive: true, force: true });
+    } catch {
+      // Another runtime on this folder is copying into it (tests); what is left goes at its close.
+    }
     fs.mkdirSync(this.sparesDir, { recursive: true });
   }
 
@@ -92,8 +96,12 @@ export class BwrapRuntime extends ProcessRuntime {
     this.makeSpare(root);
     const ready = spare && (await spare);
     if (ready) {
-      fs.renameSync(ready, stepRoot);
-      return;
+      try {
+        fs.renameSync(ready, stepRoot);
+        return;
+      } catch {
+        // Gone (another runtime on this folder started and cleared the spares): copy instead.
+      }
     }
     await this.copyRoot(root, stepRoot);
   }
@@ -103,7 +111,7 @@ export class BwrapRuntime extends ProcessRuntime {
     const pending = [...this.spares.values()];
     this.spares.clear();
     await Promise.all(pending);
-    fs.rmSync(this.sparesDir, { recursive: true, force: true });
+    await fs.promises.rm(this.sparesDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   protected override async plan(step: StepSpec, dirs: StepDirs): Promise<LaunchPlan> {
