@@ -145,6 +145,20 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
     expect(logOf(s)).toContain('err\n');
   });
 
+  it.each([
+    { limits: { memoryMiB: 64 }, expected: '65536\nunlimited\n' },
+    { limits: { cpuSeconds: 5 }, expected: 'unlimited\n5\n' },
+    { limits: undefined, expected: 'unlimited\nunlimited\n' },
+  ])('enforces limits $limits as RLIMIT_AS / RLIMIT_CPU', async ({ limits, expected }) => {
+    const s = sh(
+      `limits-${JSON.stringify(limits ?? {}).replace(/\W/g, '')}`,
+      'ulimit -v; ulimit -t',
+      limits ? { limits } : {},
+    );
+    expect((await runStep(rt, s)).result?.phase).toBe('Succeeded');
+    expect(logOf(s)).toBe(expected);
+  });
+
   it('runs a script template and captures its result', async () => {
     const s = step({ pod: 'script', command: ['sh'], script: 'echo "[1,2]"', captureResult: true });
     const h = await runStep(rt, s);
