@@ -13,4 +13,5 @@ export * from './copy.js';
 // Unpacking layers into root filesystems cached per layer chain.
 export * from './unpack/index.js';
 export * from './rootfs.js';
+export { storeRootfsProvider, type StoreRootfsOptions } from './rootfs-store.js';
 export * from './rootfs-busybox.js';
