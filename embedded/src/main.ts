@@ -94,7 +94,8 @@ async function main(): Promise<void> {
         dataDir: config.dataDir,
         logger: log,
         runtimeKind: config.runtime,
-        imagesDir: config.imagesDir,
+        // An explicit folder of unpacked images keeps the offline path; otherwise images are pulled.
+        ...(process.env.SANDFLOW_IMAGES_DIR ? { imagesDir: config.imagesDir } : {}),
       })
     : undefined;
   // The operator registers and heartbeats the platform-owned ClusterManager (the capacity

@@ -3,7 +3,12 @@
 // Argo's controller does. See README.md in this folder.
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { localRootfsProvider } from '@sandflow/images';
+import {
+  LayoutStore,
+  localRootfsProvider,
+  storeRootfsProvider,
+  type CredentialsByHost,
+} from '@sandflow/images';
 import pino, { type Logger } from 'pino';
 import { BwrapRuntime } from './bwrap.js';
 import { CronController } from './cron.js';
@@ -28,8 +33,13 @@ export interface RunnerOptions {
   runtime?: Runtime;
   /** Which runtime to build when `runtime` is not given (process by default). */
   runtimeKind?: 'process' | 'bwrap';
-  /** Unpacked images for the bwrap runtime (`<dir>/<reference>/<arch>/{rootfs,config.json}`). */
+  /**
+   * Unpacked images for the bwrap runtime (`<dir>/<reference>/<arch>/{rootfs,config.json}`); without
+   * it the bwrap runtime pulls images into the layout at `<dataDir>/images` and unpacks them there.
+   */
   imagesDir?: string;
+  /** Registry credentials by host for those pulls. */
+  registryCredentials?: CredentialsByHost;
   /** Workflows reconciled in parallel. */
   concurrency?: number;
   /** Seconds between SIGTERM and SIGKILL when stopping a step. */
@@ -67,8 +77,14 @@ function buildRuntime(options: RunnerOptions): Runtime {
     ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
   };
   if (options.runtimeKind === 'bwrap') {
-    const imagesDir = options.imagesDir ?? path.join(options.dataDir, 'images-unpacked');
-    return new BwrapRuntime({ ...base, rootfs: localRootfsProvider(imagesDir) });
+    const rootfs = options.imagesDir
+      ? localRootfsProvider(options.imagesDir)
+      : storeRootfsProvider({
+          layout: new LayoutStore(path.join(options.dataDir, 'images')),
+          cacheDir: path.join(options.dataDir, 'image-roots'),
+          ...(options.registryCredentials ? { credentials: options.registryCredentials } : {}),
+        });
+    return new BwrapRuntime({ ...base, rootfs });
   }
   return new ProcessRuntime(base);
 }
