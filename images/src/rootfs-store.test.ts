@@ -15,7 +15,15 @@ import {
 } from './rootfs-busybox.js';
 import { machineArchitecture } from './rootfs.js';
 import { storeRootfsProvider } from './rootfs-store.js';
-import { freePort, registryMissing, startRegistry, type TestRegistry } from './testing/index.js';
+import {
+  fixtureImage,
+  fixtureIndex,
+  freePort,
+  pushFixture,
+  registryMissing,
+  startRegistry,
+  type TestRegistry,
+} from './testing/index.js';
 
 const skip = registryMissing() ?? (findBusyboxStatic() ? undefined : 'busybox-static is not installed');
 if (skip) console.warn(`store rootfs provider tests skipped: ${skip}`);
@@ -42,6 +50,7 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
   let tmp: string;
   let image: string;
   let stopped = false;
+  let multi: string;
   const provider = () =>
     storeRootfsProvider({
       layout: new LayoutStore(path.join(tmp, 'images')),
@@ -52,6 +61,13 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-rootfs-store-'));
     registry = await startRegistry();
     image = await pushBusybox(registry, path.join(tmp, 'built'));
+    // An index holding only this machine's platform (the layers are never unpacked here).
+    const store = new RegistryStore({ host: registry.host });
+    const only = fixtureImage({ architecture: machineArchitecture() });
+    await pushFixture(store, 'sandflow/multi', only);
+    const index = fixtureIndex([only], [{ architecture: machineArchitecture() }]);
+    await store.putManifest('sandflow/multi', index, '1');
+    multi = `${registry.host}/sandflow/multi:1`;
   }, 60_000);
   afterAll(async () => {
     // The last test stops it already (a second stop would wait for an exit that has happened).
@@ -86,6 +102,14 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
       ref: () => image,
       arch: otherArch,
       error: /sandflow\/busybox:latest has no linux\/(arm64|amd64) image \(it has linux\//,
+      code: 'PLATFORM_NOT_FOUND',
+    },
+    {
+      what: 'an index without the architecture',
+      ref: () => multi,
+      arch: otherArch,
+      error:
+        /pulling .*sandflow\/multi:1 \(\w+\) failed: .*has no linux\/(arm64|amd64) image \(it has linux\//,
       code: 'PLATFORM_NOT_FOUND',
     },
   ])('names the image and the cause for $what', async ({ ref, arch, error, code }) => {
