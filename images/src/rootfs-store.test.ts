@@ -51,6 +51,7 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
   let image: string;
   let stopped = false;
   let multi: string;
+  let pinnedIndex: string;
   const provider = () =>
     storeRootfsProvider({
       layout: new LayoutStore(path.join(tmp, 'images')),
@@ -118,11 +119,24 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
     await expect(failure).rejects.toMatchObject({ code });
   });
 
+  it('pulls an image named by the digest of an index and finds it again by that digest', async () => {
+    const store = new RegistryStore({ host: registry.host });
+    const manifest = await store.getManifest('sandflow/busybox', 'latest');
+    const index = fixtureIndex([{ manifest } as FixtureImage], [{ architecture: machineArchitecture() }]);
+    await store.putManifest('sandflow/busybox', index);
+    const pinned = `${registry.host}/sandflow/busybox@${index.digest}`;
+    const first = await provider()(pinned, machineArchitecture());
+    expect(fs.readFileSync(path.join(first.root, 'etc/os-release'), 'utf8')).toBe(BUSYBOX_OS_RELEASE);
+    pinnedIndex = pinned;
+  });
+
   it('answers from the layout with the registry down, and names the registry for an image it never pulled', async () => {
     await registry.stop();
     stopped = true;
-    const again = await provider()(image, machineArchitecture());
-    expect(fs.readFileSync(path.join(again.root, 'etc/os-release'), 'utf8')).toBe(BUSYBOX_OS_RELEASE);
+    for (const ref of [image, pinnedIndex]) {
+      const again = await provider()(ref, machineArchitecture());
+      expect(fs.readFileSync(path.join(again.root, 'etc/os-release'), 'utf8')).toBe(BUSYBOX_OS_RELEASE);
+    }
     const down = `127.0.0.1:${await freePort()}/sandflow/absent:1`;
     await expect(provider()(down, machineArchitecture())).rejects.toMatchObject({
       code: 'UNREACHABLE',

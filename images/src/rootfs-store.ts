@@ -3,7 +3,7 @@
 // pull), and its layer chain is unpacked once (the unpacker caches per chain).
 import type { CredentialsByHost } from './credentials.js';
 import { ImageError } from './errors.js';
-import { layoutName, pullImage } from './copy.js';
+import { layoutName, pullImage, registryFor } from './copy.js';
 import type { LayoutStore } from './layout/store.js';
 import { formatReference, parseReference, type ImageReference } from './reference.js';
 import { normalizeArchitecture, type ImageRoot, type RootfsProvider } from './rootfs.js';
@@ -71,7 +71,13 @@ async function rootOf(options: StoreRootfsOptions, image: string, architecture: 
 
 async function pull(ref: ImageReference, options: StoreRootfsOptions, arch: Architecture, subject: string) {
   try {
-    await pullImage(ref, options.layout, arch, options.credentials);
+    const pulled = await pullImage(ref, options.layout, arch, options.credentials);
+    if (ref.digest && pulled.digest !== ref.digest) {
+      // The digest names an index and the pull kept only the platform's manifest: the index is
+      // stored too, so the next lookup by that digest finds the image without the registry.
+      const index = await registryFor(ref, options.credentials).getManifest(ref.repository, ref.digest);
+      await options.layout.putManifest(layoutName(ref), index);
+    }
   } catch (error) {
     const code = error instanceof ImageError ? error.code : 'REGISTRY_ERROR';
     const why = error instanceof Error ? error.message : String(error);
