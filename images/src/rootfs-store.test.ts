@@ -17,6 +17,7 @@ import { machineArchitecture } from './rootfs.js';
 import { storeRootfsProvider } from './rootfs-store.js';
 import {
   fixtureImage,
+  type FixtureImage,
   fixtureIndex,
   freePort,
   pushFixture,
