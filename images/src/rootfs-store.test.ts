@@ -50,7 +50,6 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
   let registry: TestRegistry;
   let tmp: string;
   let image: string;
-  let stopped = false;
   let multi: string;
   let pinnedIndex: string;
   const provider = () =>
@@ -73,7 +72,7 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
   }, 60_000);
   afterAll(async () => {
     // The last test stops it already (a second stop would wait for an exit that has happened).
-    if (!stopped) await registry?.stop();
+    await registry?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -133,7 +132,6 @@ describe.skipIf(skip)('storeRootfsProvider', () => {
 
   it('answers from the layout with the registry down, and names the registry for an image it never pulled', async () => {
     await registry.stop();
-    stopped = true;
     for (const ref of [image, pinnedIndex]) {
       const again = await provider()(ref, machineArchitecture());
       expect(fs.readFileSync(path.join(again.root, 'etc/os-release'), 'utf8')).toBe(BUSYBOX_OS_RELEASE);

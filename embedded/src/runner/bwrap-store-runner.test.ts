@@ -30,7 +30,6 @@ if (missing.length > 0) console.warn(`bwrap pull tests skipped: ${missing.join('
 const ns = 'bwrap-pull';
 let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let registry: TestRegistry;
-let registryStopped = false;
 let runner: Runner;
 let argo: Kube;
 let image: string;
@@ -95,7 +94,7 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime pulling i
   }, 60_000);
   afterAll(async () => {
     await runner?.stop();
-    if (!registryStopped) await registry?.stop();
+    await registry?.stop();
     await cluster?.close();
   });
 
@@ -110,7 +109,6 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime pulling i
 
   it('runs the next step from the layout with the registry gone', async () => {
     await registry.stop();
-    registryStopped = true;
     const wf = await runStep('cached', image, 'cat /etc/os-release');
     expect(wf.status?.phase).toBe('Succeeded');
     expect(stepLog(wf)).toMatch(/^ID=sandflow-busybox$/m);

@@ -114,18 +114,21 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  let stopping: Promise<void> | undefined;
   return {
     host,
     ...(tokens ? { tokens } : {}),
-    async stop() {
-      await tokens?.close();
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
+    // Once: a child killed by a signal keeps exitCode null, so a second stop would wait forever.
+    stop: () =>
+      (stopping ??= (async () => {
+        await tokens?.close();
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        }
+        await rm(dir, { recursive: true, force: true });
+      })()),
   };
 }
 
