@@ -4,12 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { buildBusyboxImage, findBusyboxStatic } from '@sandflow/images';
-import { KINDS, Kube } from '@sandflow/kube';
+import { Kube } from '@sandflow/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeId, type ArgoWorkflow, type Template } from './argo.js';
 import { findBwrap } from './bwrap.js';
 import { startRunner, type Runner } from './index.js';
-import { startTestCluster, until } from './testing.js';
+import { startTestCluster, submitWorkflow } from './testing.js';
 
 const missing = [
   !findBwrap() && 'bwrap (apt-get install bubblewrap)',
@@ -33,18 +33,7 @@ const container = (name: string, image: string, script: string): Template => ({
   },
 });
 
-async function submit(name: string, spec: ArgoWorkflow['spec']): Promise<ArgoWorkflow> {
-  await argo.create(KINDS.argoWorkflow, ns, {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Workflow',
-    metadata: { name },
-    spec,
-  });
-  return until(async () => {
-    const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
-    return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
-  }, 20_000);
-}
+const submit = (name: string, spec: ArgoWorkflow['spec']) => submitWorkflow(argo, ns, name, spec);
 
 describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
   beforeAll(async () => {

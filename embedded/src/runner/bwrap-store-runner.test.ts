@@ -13,12 +13,12 @@ import {
   findBusyboxStatic,
 } from '@sandflow/images';
 import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
-import { KINDS, Kube } from '@sandflow/kube';
+import { Kube } from '@sandflow/kube';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeId, type ArgoWorkflow } from './argo.js';
 import { findBwrap } from './bwrap.js';
 import { startRunner, type Runner } from './index.js';
-import { startTestCluster, until } from './testing.js';
+import { startTestCluster, submitWorkflow } from './testing.js';
 
 const missing = [
   !findBwrap() && 'bwrap (apt-get install bubblewrap)',
@@ -34,12 +34,12 @@ let runner: Runner;
 let argo: Kube;
 let image: string;
 
-async function runStep(name: string, stepImage: string, script: string): Promise<ArgoWorkflow> {
-  await argo.create(KINDS.argoWorkflow, ns, {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Workflow',
-    metadata: { name },
-    spec: {
+const runStep = (name: string, stepImage: string, script: string) =>
+  submitWorkflow(
+    argo,
+    ns,
+    name,
+    {
       entrypoint: 'main',
       templates: [
         { name: 'main', dag: { tasks: [{ name: 'x', template: 'x' }] } },
@@ -54,12 +54,8 @@ async function runStep(name: string, stepImage: string, script: string): Promise
         },
       ],
     },
-  });
-  return until(async () => {
-    const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
-    return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
-  }, 30_000);
-}
+    30_000,
+  );
 
 function stepLog(wf: ArgoWorkflow): string {
   const name = wf.metadata!.name!;

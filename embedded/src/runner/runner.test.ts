@@ -5,7 +5,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { KINDS, Kube } from '@sandflow/kube';
 import { nodeId, type ArgoWorkflow, type CronWorkflow, type Template } from './argo.js';
 import { startRunner, type Runner } from './index.js';
-import { startTestCluster, until } from './testing.js';
+import { startTestCluster, submitWorkflow, until } from './testing.js';
 
 let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let runner: Runner;
@@ -40,18 +40,7 @@ const step = (name: string, script: string, extra: Partial<Template> = {}): Temp
   ...extra,
 });
 
-async function submit(name: string, spec: ArgoWorkflow['spec']): Promise<ArgoWorkflow> {
-  await argo.create(KINDS.argoWorkflow, ns, {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Workflow',
-    metadata: { name },
-    spec,
-  });
-  return until(async () => {
-    const wf = await argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
-    return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
-  }, 20_000);
-}
+const submit = (name: string, spec: ArgoWorkflow['spec']) => submitWorkflow(argo, ns, name, spec);
 const node = (wf: ArgoWorkflow, name: string) => wf.status!.nodes![nodeId(wf.metadata.name!, name)]!;
 
 describe('local runner', () => {

@@ -6,7 +6,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { KINDS, Kube, type Kind } from '@sandflow/kube';
 import { nodeId, type ArgoWorkflow, type Template } from './argo.js';
 import { startRunner, type Runner } from './index.js';
-import { startTestCluster, until } from './testing.js';
+import { finishedWorkflow, startTestCluster, until } from './testing.js';
 
 let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let runner: Runner;
@@ -60,11 +60,7 @@ const chainOf = (name: string, steps: number, script: string) =>
   });
 
 const read = (name: string) => argo.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name).then((w) => w!);
-const finished = (name: string) =>
-  until(async () => {
-    const wf = await read(name);
-    return ['Succeeded', 'Failed', 'Error'].includes(wf.status?.phase ?? '') ? wf : undefined;
-  }, 30_000);
+const finished = (name: string) => finishedWorkflow(argo, ns, name, 30_000);
 const started = (wf: ArgoWorkflow) =>
   Object.values(wf.status?.nodes ?? {})
     .filter((n) => n.type === 'Pod')

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
+import { FINAL_WORKFLOW_PHASES, KINDS, type Kube } from '@sandflow/kube';
+import type { ArgoWorkflow } from './argo.js';
 import { installCrds, readCrds } from '../crd-install.js';
 import { createTestDatabase } from '../db/database.js';
 import { startKubeLite } from '../kube-lite/index.js';
@@ -49,4 +51,28 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`, { cause: last });
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** The Argo workflow once it reached a final phase. */
+export const finishedWorkflow = (kube: Kube, ns: string, name: string, timeoutMs = 20_000) =>
+  until(async () => {
+    const wf = await kube.get<ArgoWorkflow>(KINDS.argoWorkflow, ns, name);
+    return wf && FINAL_WORKFLOW_PHASES.has(wf.status?.phase ?? '') ? wf : undefined;
+  }, timeoutMs);
+
+/** Creates an Argo workflow and waits for it to finish. */
+export async function submitWorkflow(
+  kube: Kube,
+  ns: string,
+  name: string,
+  spec: ArgoWorkflow['spec'],
+  timeoutMs = 20_000,
+): Promise<ArgoWorkflow> {
+  await kube.create(KINDS.argoWorkflow, ns, {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name },
+    spec,
+  });
+  return finishedWorkflow(kube, ns, name, timeoutMs);
 }
