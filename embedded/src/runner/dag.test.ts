@@ -3,6 +3,7 @@
 // assessDAGPhase rules for leaves (Skipped inherits the branch phase, continueOn only on the leaf).
 import { describe, expect, it } from 'vitest';
 import { compileRun, type CompileInput } from '@sandflow/operator';
+import { SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE, nodes } from '@sandflow/operator/testing';
 import type { Sandbox, WorkflowSpec } from '@sandflow/crds';
 import { operate } from './engine.js';
 import { evalDepends } from './expr.js';
@@ -87,22 +88,7 @@ function compiled(spec: Omit<WorkflowSpec, 'name'>, cof: string[] = []): Wf['spe
   return compileRun(input).spec as Wf['spec'];
 }
 
-const nodes = (...names: string[]) => names.map((n) => ({ id: n, name: n, sandbox: `sb-${n}` }));
-
-// x → s0 (success) → a; a → s1 (fail) → c; a → b → c: when a fails, s1 routes the failure to c but
-// b is skipped after it, so c is skipped too; when x fails, a and b are a branch not taken.
-const SKIPPED_JOIN: Omit<WorkflowSpec, 'name'> = {
-  nodes: nodes('x', 'a', 'b', 'c'),
-  switches: [{ id: 's0' }, { id: 's1' }],
-  edges: [
-    { from: 'x', to: 's0' },
-    { from: 's0', to: 'a', switchCondition: 'success' },
-    { from: 'a', to: 's1' },
-    { from: 's1', to: 'c', switchCondition: 'fail' },
-    { from: 'a', to: 'b' },
-    { from: 'b', to: 'c' },
-  ],
-};
+const SKIPPED_JOIN = SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE;
 const JOIN: Omit<WorkflowSpec, 'name'> = {
   nodes: nodes('a', 'ok', 'ko', 'join'),
   switches: [{ id: 's' }],

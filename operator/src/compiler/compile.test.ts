@@ -3,7 +3,14 @@ import type { IDAGTask } from '@kubernetes-models/argo-workflows/argoproj.io/v1a
 import type { WorkflowSpec } from '@sandflow/crds';
 import { assertValidArgoCronWorkflow, assertValidArgoWorkflow } from './argo-schema.js';
 import { CompileError, compileRun, compileSession, END_TASK, taskName } from './compile.js';
-import { loadSamples, nodes, sandbox, session, workflow } from './fixtures.js';
+import {
+  SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE,
+  loadSamples,
+  nodes,
+  sandbox,
+  session,
+  workflow,
+} from './fixtures.js';
 import { runDag } from './testing/argo-dag.js';
 import { productRun } from './testing/product.js';
 
@@ -153,18 +160,7 @@ const SHAPES: Record<string, { spec: Omit<WorkflowSpec, 'name'>; cof?: string[] 
   },
   'switch fail output joined with a node skipped after the failure': {
     // b is Omitted when a failed (skipped, so c is too) or when s0 did not take a (ignored)
-    spec: {
-      nodes: nodes('x', 'a', 'b', 'c'),
-      switches: [{ id: 's0' }, { id: 's1' }],
-      edges: [
-        { from: 'x', to: 's0' },
-        { from: 's0', to: 'a', switchCondition: 'success' },
-        { from: 'a', to: 's1' },
-        { from: 's1', to: 'c', switchCondition: 'fail' },
-        { from: 'a', to: 'b' },
-        { from: 'b', to: 'c' },
-      ],
-    },
+    spec: SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE,
   },
   'continue on fail in the middle': {
     spec: {

@@ -51,3 +51,21 @@ export function session(extra: Partial<Session['spec']> = {}): Session {
 
 /** Nodes named after their sandbox (sandbox metadata.name sb-<name>). */
 export const nodes = (...names: string[]) => names.map((n) => ({ id: n, name: n, sandbox: `sb-${n}` }));
+
+/**
+ * The property test's counterexample: x → s0 (success) → a; a → s1 (fail) → c; a → b → c. When a
+ * fails, s1 routes the failure to c but b is skipped after it, so c is skipped too; when x fails, a
+ * and b are a branch not taken. Argo shows b as Omitted in both cases.
+ */
+export const SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE: Omit<WorkflowSpec, 'name'> = {
+  nodes: nodes('x', 'a', 'b', 'c'),
+  switches: [{ id: 's0' }, { id: 's1' }],
+  edges: [
+    { from: 'x', to: 's0' },
+    { from: 's0', to: 'a', switchCondition: 'success' },
+    { from: 'a', to: 's1' },
+    { from: 's1', to: 'c', switchCondition: 'fail' },
+    { from: 'a', to: 'b' },
+    { from: 'b', to: 'c' },
+  ],
+};
