@@ -6,6 +6,7 @@ import {
   type V1CustomResourceDefinition,
   loadAllYaml,
 } from '@kubernetes/client-node';
+import { isNotFound } from '@sandflow/kube';
 
 /** Every CustomResourceDefinition in the YAML files of a folder. */
 export function readCrds(dir: string): V1CustomResourceDefinition[] {
@@ -31,8 +32,6 @@ export function readCrds(dir: string): V1CustomResourceDefinition[] {
   return out;
 }
 
-const status = (e: unknown) => (e as { code?: number }).code;
-
 /** Create or replace each CRD through the Kubernetes API (kube-lite or a real cluster). */
 export async function installCrds(kc: KubeConfig, crds: V1CustomResourceDefinition[]): Promise<string[]> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
@@ -47,7 +46,7 @@ export async function installCrds(kc: KubeConfig, crds: V1CustomResourceDefiniti
         fieldManager: 'sandflow',
       });
     } catch (e) {
-      if (status(e) !== 404) throw new Error(`installing CRD ${name} failed`, { cause: e });
+      if (!isNotFound(e)) throw new Error(`installing CRD ${name} failed`, { cause: e });
       await api.createCustomResourceDefinition({ body: crd, fieldManager: 'sandflow' });
     }
     names.push(name);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { isNotFound } from '@sandflow/kube';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -102,7 +103,7 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
       const ns = await core.readNamespace({ name });
       return ns.status?.phase === 'Terminating' || !!ns.metadata?.deletionTimestamp;
     } catch (error) {
-      return (error as { code?: number }).code === 404;
+      return isNotFound(error);
     }
   };
 

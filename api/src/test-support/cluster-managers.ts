@@ -8,6 +8,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { CRD_DIR, type ClusterManager } from '@sandflow/crds';
+import { isAlreadyExists } from '@sandflow/kube';
 
 const REF = { group: 'sandflow.io', version: 'v1alpha1', plural: 'clustermanagers' };
 let counter = 0;
@@ -21,7 +22,7 @@ export async function installClusterManagerCrd(kubeConfig: KubeConfig): Promise<
   try {
     await api.createCustomResourceDefinition({ body: crd! });
   } catch (error) {
-    if ((error as { code?: number }).code !== 409) throw error;
+    if (!isAlreadyExists(error)) throw error;
   }
   // Served once established: wait until a list answers.
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
