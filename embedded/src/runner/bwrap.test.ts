@@ -201,6 +201,8 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
     ) {
       await new Promise((r) => setTimeout(r, 20));
     }
+    // `echo started` can run before both forked shells have exec'd sleep: give them a moment.
+    for (let i = 0; i < 100 && sleepers(marker) < 2; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sleepers(marker)).toBe(2);
     rt.get('stopped')!.kill('stopped by the test');
     const h = await done;
@@ -219,6 +221,8 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
     ) {
       await new Promise((r) => setTimeout(r, 20));
     }
+    // `echo started` can run before both forked shells have exec'd sleep: give them a moment.
+    for (let i = 0; i < 100 && sleepers(marker) < 2; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sleepers(marker)).toBe(2);
     const stepRoot = path.join(rt.runDir('org-a', 'wf-1'), 'orphan', 'rootfs');
     expect(fs.existsSync(path.join(stepRoot, 'bin/busybox'))).toBe(true);
