@@ -4,7 +4,12 @@ import { ConfigError, loadConfig } from './config.js';
 
 describe('SANDFLOW_RUNTIME', () => {
   it.each([
-    { env: {}, runtime: 'process', imagesDir: path.resolve('.data/images-unpacked') },
+    { env: {}, runtime: undefined, imagesDir: path.resolve('.data/images-unpacked') },
+    {
+      env: { SANDFLOW_RUNTIME: 'process' },
+      runtime: 'process',
+      imagesDir: path.resolve('.data/images-unpacked'),
+    },
     {
       env: { SANDFLOW_RUNTIME: 'bwrap', SANDFLOW_DATA_DIR: '/var/sf' },
       runtime: 'bwrap',
@@ -17,6 +22,20 @@ describe('SANDFLOW_RUNTIME', () => {
     },
   ])('$env selects $runtime with images in $imagesDir', ({ env, runtime, imagesDir }) => {
     expect(loadConfig(env)).toMatchObject({ runtime, imagesDir });
+  });
+
+  it.each([
+    { env: {}, secret: { namespace: 'default', name: 'sandflow-default-registry' } },
+    {
+      env: { SANDFLOW_REGISTRY_SECRET: 'sf-platform/hub' },
+      secret: { namespace: 'sf-platform', name: 'hub' },
+    },
+  ])('SANDFLOW_REGISTRY_SECRET $env names $secret', ({ env, secret }) => {
+    expect(loadConfig(env).registrySecret).toEqual(secret);
+  });
+
+  it('refuses a registry Secret that is not namespace/name', () => {
+    expect(() => loadConfig({ SANDFLOW_REGISTRY_SECRET: 'hub' })).toThrow(/SANDFLOW_REGISTRY_SECRET/);
   });
 
   it('refuses an unknown runtime, naming the variable', () => {

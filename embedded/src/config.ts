@@ -22,10 +22,18 @@ const envSchema = z.object({
   SANDFLOW_KUBECONFIG: z.string().min(1).optional(),
   // The console's built files; a developer can point it at another build.
   SANDFLOW_CONSOLE_DIR: z.string().min(1).optional(),
-  // Where container steps run: host processes, or bwrap namespaces over images unpacked in
-  // SANDFLOW_IMAGES_DIR (default <data>/images-unpacked, written by hack/images).
-  SANDFLOW_RUNTIME: z.enum(['process', 'bwrap']).default('process'),
+  // Where container steps run: bwrap namespaces over pulled images (or images unpacked in
+  // SANDFLOW_IMAGES_DIR), or host processes. Unset: bwrap when it works here (runner/select-runtime.ts).
+  SANDFLOW_RUNTIME: z.enum(['process', 'bwrap']).optional(),
   SANDFLOW_IMAGES_DIR: z.string().min(1).optional(),
+  // The platform default registry's dockerconfigjson Secret, `namespace/name`.
+  SANDFLOW_REGISTRY_SECRET: z
+    .string()
+    .regex(/^[a-z0-9-]+\/[a-z0-9.-]+$/, 'must be namespace/name')
+    .default('default/sandflow-default-registry'),
+  // With SANDFLOW_KUBECONFIG: argo-server, where the API reads step logs and output files.
+  SANDFLOW_ARGO_SERVER: z.string().url().optional(),
+  SANDFLOW_ARGO_TOKEN: z.string().min(1).optional(),
   SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -37,9 +45,14 @@ export interface EmbeddedConfig {
   kubeconfig: string | undefined;
   logLevel: string;
   consoleDir: string | undefined;
-  runtime: 'process' | 'bwrap';
+  /** Undefined: bwrap where it works, else process with a warning. */
+  runtime: 'process' | 'bwrap' | undefined;
   /** Unpacked images the bwrap runtime's local rootfs provider reads. */
   imagesDir: string;
+  /** The platform default registry's credentials: a dockerconfigjson Secret. */
+  registrySecret: { namespace: string; name: string };
+  /** argo-server on a cluster (embedded mode: the local runner serves its routes). */
+  argoServer: { url: string; token?: string } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -61,5 +74,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig
     consoleDir: e.SANDFLOW_CONSOLE_DIR ? path.resolve(e.SANDFLOW_CONSOLE_DIR) : undefined,
     runtime: e.SANDFLOW_RUNTIME,
     imagesDir: path.resolve(e.SANDFLOW_IMAGES_DIR ?? path.join(e.SANDFLOW_DATA_DIR, 'images-unpacked')),
+    registrySecret: {
+      namespace: e.SANDFLOW_REGISTRY_SECRET.split('/')[0]!,
+      name: e.SANDFLOW_REGISTRY_SECRET.split('/')[1]!,
+    },
+    argoServer: e.SANDFLOW_ARGO_SERVER
+      ? { url: e.SANDFLOW_ARGO_SERVER, ...(e.SANDFLOW_ARGO_TOKEN ? { token: e.SANDFLOW_ARGO_TOKEN } : {}) }
+      : undefined,
   };
 }

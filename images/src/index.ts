@@ -15,3 +15,7 @@ export * from './unpack/index.js';
 export * from './rootfs.js';
 export { storeRootfsProvider, type StoreRootfsOptions } from './rootfs-store.js';
 export * from './rootfs-busybox.js';
+export * from './builder.js';
+export * from './builder-errors.js';
+// Committing a builder's changes as one layer appended to its source image.
+export * from './commit/index.js';

@@ -98,4 +98,40 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
       /image python:3\.12-slim: .*not in the local images folder/,
     );
   });
+
+  it("applies the container's runAsUser/runAsGroup, hostPath mounts and memory limit", async () => {
+    const host = path.join(cluster.dataDir, 'org-mount');
+    fs.mkdirSync(host, { recursive: true });
+    fs.writeFileSync(path.join(host, 'model.bin'), 'weights\n');
+    const step = container(
+      'x',
+      reference,
+      'id -u; id -g; cat /models/model.bin; ulimit -v; touch /models/new',
+    );
+    step.container = {
+      ...step.container!,
+      securityContext: { runAsUser: 1500, runAsGroup: 2500 },
+      resources: { requests: { cpu: '100m', memory: '16Mi' }, limits: { memory: '256Mi' } },
+      volumeMounts: [
+        { name: 'sandflow', mountPath: '/sandflow' },
+        { name: 'models', mountPath: '/models', readOnly: true },
+        { name: 'claim', mountPath: '/claim' },
+      ],
+    };
+    const wf = await submit('as-pod', {
+      entrypoint: 'main',
+      volumes: [
+        { name: 'models', hostPath: { path: host } },
+        { name: 'claim', persistentVolumeClaim: { claimName: 'models-cache' } },
+      ],
+      templates: [{ name: 'main', dag: { tasks: [{ name: 'x', template: 'x' }] } }, step],
+    });
+    const x = wf.status!.nodes![nodeId('as-pod', 'as-pod.x')]!;
+    const key = x.outputs!.artifacts!.find((a) => a.name === 'main-logs')!.s3!.key!;
+    const log = fs.readFileSync(path.join(cluster.dataDir, 'runs', key), 'utf8');
+    expect(log).toMatch(/^1500\n2500\nweights\n262144\n.*Read-only file system/s);
+    // The read-only mount failed the step's last command; nothing was written to the host.
+    expect(x.phase).toBe('Failed');
+    expect(fs.readdirSync(host)).toEqual(['model.bin']);
+  });
 });

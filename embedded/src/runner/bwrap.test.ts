@@ -10,6 +10,7 @@ import {
 } from '@sandflow/images';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BwrapRuntime, findBwrap } from './bwrap.js';
+import { overlaySupported } from './overlay.js';
 import type { Runtime, StepHandle, StepSpec } from './runtime.js';
 
 const missing = [
@@ -49,7 +50,15 @@ const logOf = (spec: StepSpec) =>
 const sh = (pod: string, script: string, over: Partial<StepSpec> = {}) =>
   step({ pod, command: ['sh', '-c', script], ...over });
 
-describe.skipIf(missing.length > 0)('bwrap runtime', () => {
+// Both ways of giving a step a writable root: an overlay where the kernel allows it, and the copy.
+const modes = [
+  ...(overlaySupported() ? [{ root: 'overlay', overlay: true }] : []),
+  { root: 'copy', overlay: false },
+];
+if (!overlaySupported())
+  console.warn('bwrap runtime tests: overlay mode skipped (no overlayfs in a user namespace here)');
+
+describe.skipIf(missing.length > 0).each(modes)('bwrap runtime, root as $root', ({ overlay }) => {
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bwrap-rt-'));
     image = await buildBusyboxImage(path.join(tmp, 'images'));
@@ -71,7 +80,9 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
       root: path.join(tmp, 'runs'),
       rootfs: localRootfsProvider(image.unpacked),
       gracePeriodSeconds: 1,
+      overlay,
     });
+    expect(rt.overlay).toBe(overlay);
   });
   afterAll(async () => {
     await rt?.close();
@@ -225,11 +236,13 @@ describe.skipIf(missing.length > 0)('bwrap runtime', () => {
     for (let i = 0; i < 100 && sleepers(marker) < 2; i++) await new Promise((r) => setTimeout(r, 20));
     expect(sleepers(marker)).toBe(2);
     const stepRoot = path.join(rt.runDir('org-a', 'wf-1'), 'orphan', 'rootfs');
-    expect(fs.existsSync(path.join(stepRoot, 'bin/busybox'))).toBe(true);
+    // The copy holds the image's files; the overlay's upper folder only the step's writes.
+    expect(fs.existsSync(path.join(stepRoot, overlay ? 'upper' : 'bin/busybox'))).toBe(true);
     // A new runtime on the same folder, as after a crash of the platform, knows only the pid file.
     const next = new BwrapRuntime({
       root: path.join(tmp, 'runs'),
       rootfs: localRootfsProvider(image.unpacked),
+      overlay,
     });
     next.reapOrphan('org-a', 'wf-1', 'orphan');
     for (let i = 0; i < 100 && sleepers(marker) > 0; i++) await new Promise((r) => setTimeout(r, 20));

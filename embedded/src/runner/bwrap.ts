@@ -3,9 +3,10 @@
 // runtime with another launch plan, so logs, exit codes, Stop (the process group of bwrap, whose
 // death takes the whole pid namespace with it), capacity and restart recovery are the same code.
 //
-// The step sees only: a throwaway copy of the image root at / (bwrap 0.8, Debian 12's, has no
-// overlay; the copy is removed when the step ends and at the next start after a crash; one spare
-// copy per image root is made ahead, so a step usually only renames it into place), a fresh
+// The step sees only: a throwaway writable root at / — an overlay over the image root where the
+// kernel allows one in a user namespace (overlay.ts), else a copy of it (bwrap 0.8, Debian 12's, has
+// no overlay; one spare copy per image root is made ahead, so a step usually only renames it into
+// place); either is removed when the step ends and at the next start after a crash — a fresh
 // /proc, a minimal /dev, a private /tmp, the run's shared folder at /sandflow, the script at
 // /argo/staging/script and the step's mount points. Limits: RLIMIT_AS (memory, per process) and
 // RLIMIT_CPU (CPU seconds, per process) through prlimit when the step has limits; nothing else.
@@ -14,7 +15,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { machineArchitecture, normalizeReference, type RootfsProvider } from '@sandflow/images';
+import { machineArchitecture, normalizeReference, type ImageRoot } from '@sandflow/images';
+import { DEFAULT_PATH, findBwrap, sandboxArgs } from '../bwrap/sandbox.js';
+import { overlayablePath, overlayDirs, overlayLauncher, overlaySupported } from './overlay.js';
 import {
   ProcessRuntime,
   SHARED_MOUNT,
@@ -26,26 +29,28 @@ import {
 
 const run = promisify(execFile);
 
+export { findBwrap };
+
+/** A step's image root; `step` says whose run asks (its namespace decides the registry credentials). */
+export type StepRootfsProvider = (
+  image: string,
+  architecture: string,
+  step: Pick<StepSpec, 'namespace' | 'workflow'>,
+) => Promise<ImageRoot>;
+
 export interface BwrapRuntimeOptions extends ProcessRuntimeOptions {
-  rootfs: RootfsProvider;
+  /** Any `RootfsProvider` of @sandflow/images fits. */
+  rootfs: StepRootfsProvider;
   /** The bwrap binary; found on PATH when absent. */
   bwrap?: string;
   /** UID and GID of steps that do not say (the platform's own by default). */
   uid?: number;
   gid?: number;
+  /** A step's root is an overlay over the image's (default: where the machine allows it), else a copy. */
+  overlay?: boolean;
 }
 
 const SCRIPT = '/argo/staging/script';
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** The bwrap binary on PATH, if any. */
-export function findBwrap(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    const p = dir && path.join(dir, 'bwrap');
-    if (p && fs.existsSync(p)) return p;
-  }
-  return undefined;
-}
 
 export class BwrapRuntime extends ProcessRuntime {
   override readonly name: string = 'bwrap';
@@ -53,12 +58,14 @@ export class BwrapRuntime extends ProcessRuntime {
   /** Copies of image roots made ahead of the steps that will need them, one per root. */
   private readonly spares = new Map<string, Promise<string | undefined>>();
   private readonly sparesDir: string;
+  readonly overlay: boolean;
 
   constructor(private readonly bwrapOptions: BwrapRuntimeOptions) {
     super(bwrapOptions);
     const found = bwrapOptions.bwrap ?? findBwrap();
     if (!found) throw new Error('the bwrap runtime needs bubblewrap (bwrap) on PATH');
     this.bwrap = found;
+    this.overlay = bwrapOptions.overlay ?? overlaySupported();
     // Beside the runs (same filesystem, so a spare is renamed into a step); a crash leaves only spares.
     this.sparesDir = path.join(
       path.dirname(bwrapOptions.root),
@@ -118,7 +125,7 @@ export class BwrapRuntime extends ProcessRuntime {
     if (!step.image) throw new Error('the step names no image');
     const image = normalizeReference(step.image);
     const arch = step.architecture ?? machineArchitecture();
-    const { root, config } = await this.bwrapOptions.rootfs(image, arch).catch((e: unknown) => {
+    const { root, config } = await this.bwrapOptions.rootfs(image, arch, step).catch((e: unknown) => {
       throw new Error(`image ${image}: ${(e as Error).message}`, { cause: e });
     });
     const stepRoot = path.join(dirs.podDir, 'rootfs');
@@ -135,72 +142,53 @@ export class BwrapRuntime extends ProcessRuntime {
       }
       void fs.promises.rm(trash, { recursive: true, force: true }).catch(() => undefined);
     };
-    try {
-      await this.rootFor(root, stepRoot);
-    } catch (e) {
-      cleanup();
-      throw new Error(`image ${image}: cannot copy its root for the step: ${(e as Error).message}`, {
-        cause: e,
-      });
+    let launcher: string[] = [];
+    let mountedRoot = stepRoot;
+    if (this.overlay && overlayablePath(root) && overlayablePath(stepRoot)) {
+      const overlay = overlayDirs(stepRoot, root);
+      launcher = overlayLauncher(overlay);
+      mountedRoot = overlay.merged;
+    } else {
+      try {
+        await this.rootFor(root, stepRoot);
+      } catch (e) {
+        cleanup();
+        throw new Error(`image ${image}: cannot copy its root for the step: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
     }
 
-    const args = [
-      '--unshare-user',
-      '--unshare-pid',
-      '--unshare-ipc',
-      '--unshare-uts',
-      '--die-with-parent',
-      '--hostname',
-      step.pod.slice(0, 63),
-      '--bind',
-      stepRoot,
-      '/',
-      '--proc',
-      '/proc',
-      '--dev',
-      '/dev',
-      '--tmpfs',
-      '/tmp',
-      '--bind',
-      dirs.shared,
-      SHARED_MOUNT,
-    ];
-    for (const m of step.mounts ?? [])
-      args.push(m.readOnly ? '--ro-bind' : '--bind', m.hostPath, m.mountPath);
+    const binds = [{ hostPath: dirs.shared, mountPath: SHARED_MOUNT }, ...(step.mounts ?? [])];
     const command =
       step.command.length > 0 ? [...step.command] : [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
     if (step.script !== undefined) {
       const scriptPath = path.join(dirs.podDir, 'script');
       fs.writeFileSync(scriptPath, step.script);
-      args.push('--ro-bind', scriptPath, SCRIPT);
+      binds.push({ hostPath: scriptPath, mountPath: SCRIPT, readOnly: true });
       command.push(SCRIPT);
     }
     if (command.length === 0) {
       cleanup();
       throw new Error(`image ${image} has no Entrypoint or Cmd and the step gives no command`);
     }
-    const uid = step.uid ?? this.bwrapOptions.uid ?? process.getuid?.() ?? 0;
-    const gid = step.gid ?? this.bwrapOptions.gid ?? process.getgid?.() ?? 0;
-    args.push('--uid', String(uid), '--gid', String(gid));
-    args.push('--chdir', config.WorkingDir || '/', '--clearenv');
-    const env: Record<string, string> = {
-      PATH: DEFAULT_PATH,
-      HOSTNAME: step.pod,
-      HOME: uid === 0 ? '/root' : '/tmp',
-    };
-    for (const kv of config.Env ?? []) {
-      const eq = kv.indexOf('=');
-      if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
-    }
-    Object.assign(env, step.env);
-    for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
-    args.push('--', ...command);
+    const args = sandboxArgs({
+      root: mountedRoot,
+      hostname: step.pod,
+      config,
+      uid: step.uid ?? this.bwrapOptions.uid ?? process.getuid?.() ?? 0,
+      gid: step.gid ?? this.bwrapOptions.gid ?? process.getgid?.() ?? 0,
+      privateTmp: true,
+      binds,
+      env: step.env,
+    });
+    args.push(...command);
 
     const limits: string[] = [];
     if (step.limits?.memoryMiB) limits.push(`--as=${Math.floor(step.limits.memoryMiB * 1048576)}`);
     if (step.limits?.cpuSeconds) limits.push(`--cpu=${Math.ceil(step.limits.cpuSeconds)}`);
-    const argv =
-      limits.length > 0 ? ['prlimit', ...limits, '--', this.bwrap, ...args] : [this.bwrap, ...args];
+    const sandboxed = [...launcher, this.bwrap, ...args];
+    const argv = limits.length > 0 ? ['prlimit', ...limits, '--', ...sandboxed] : sandboxed;
     return { argv, env: { PATH: process.env.PATH ?? DEFAULT_PATH }, cwd: dirs.workDir, cleanup };
   }
 

@@ -58,6 +58,16 @@ describe('LayoutStore', () => {
     expect(await store.getManifest('any', a.manifest.digest)).toEqual(a.manifest);
   });
 
+  it('keeps every tag when several stores of one process write the same folder at once', async () => {
+    // The runner, the builder and the API each hold their own LayoutStore on $SANDFLOW_DATA_DIR/images.
+    const stores = [store, new LayoutStore(join(root, 'images')), new LayoutStore(join(root, 'images', '.'))];
+    const tags = Array.from({ length: 12 }, (_, i) => `t${i}`);
+    await Promise.all(
+      tags.map((tag, i) => pushFixture(stores[i % 3]!, 'docker.io/library/busybox', fixtureImage(), tag)),
+    );
+    expect((await store.listTags('docker.io/library/busybox')).sort()).toEqual([...tags].sort());
+  });
+
   it('selects the platform from an index it holds', async () => {
     const amd = fixtureImage({ architecture: 'amd64' });
     const arm = fixtureImage({ architecture: 'arm64' });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestVerifier, assertDigest, isDigest, sha256Digest } from '../digest.js';
@@ -26,7 +26,6 @@ export function defaultLayoutDir(env: NodeJS.ProcessEnv = process.env): string {
 export class LayoutStore implements ImageStore {
   readonly description: string;
   private ready: Promise<void> | undefined;
-  private indexLock: Promise<unknown> = Promise.resolve();
 
   constructor(readonly root: string = defaultLayoutDir()) {
     this.description = `layout ${root}`;
@@ -179,9 +178,15 @@ export class LayoutStore implements ImageStore {
     }
   }
 
-  /** index.json is rewritten whole: one writer at a time, replaced by rename so readers never see half of it. */
+  /**
+   * index.json is rewritten whole: one writer at a time per folder (the runner, the builder and
+   * the API each hold a LayoutStore on the same folder), replaced by rename so readers never see
+   * half of it.
+   */
   private updateIndex(change: (index: ImageIndex) => void): Promise<void> {
-    const next = this.indexLock.then(async () => {
+    const key = resolve(this.root);
+    const previous = indexLocks.get(key) ?? Promise.resolve();
+    const next = previous.then(async () => {
       await this.init();
       const index = await this.readIndex();
       change(index);
@@ -189,10 +194,17 @@ export class LayoutStore implements ImageStore {
       await writeFile(scratch, JSON.stringify(index));
       await rename(scratch, join(this.root, 'index.json'));
     });
-    this.indexLock = next.catch(() => undefined);
+    const settled = next.catch(() => undefined);
+    indexLocks.set(key, settled);
+    void settled.then(() => {
+      if (indexLocks.get(key) === settled) indexLocks.delete(key);
+    });
     return next;
   }
 }
+
+/** The index writer of each layout folder in this process, by folder. */
+const indexLocks = new Map<string, Promise<void>>();
 
 function ignoreExists(error: NodeJS.ErrnoException): void {
   if (error.code !== 'EEXIST') throw error;
