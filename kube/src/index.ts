@@ -13,3 +13,15 @@ export {
 export * from './names.js';
 export { cpuMillis, memoryMiB, parseQuantity } from './quantity.js';
 export { WorkQueue, type QueueOptions } from './workqueue.js';
+export {
+  ArgoServerError,
+  createArgoClient,
+  podNameOf,
+  type ArgoApiNode,
+  type ArgoApiWorkflow,
+  type ArgoClient,
+  type ArgoLogEntry,
+  type ArgoServer,
+  type ArtifactStream,
+  type LogQuery,
+} from './argo-client.js';

@@ -23,6 +23,11 @@ export const ANNOTATIONS = {
   userQuotas: 'sandflow.io/user-quotas',
   /** On an organization namespace: the cluster choice algorithm. */
   schedulerAlgorithm: 'sandflow.io/scheduler-algorithm',
+  /**
+   * On a Workflow: its owner's group ids (comma-separated) when the API last saved it. Memberships
+   * live in the database; the operator reads these to check the owner may use each sandbox.
+   */
+  ownerGroups: 'sandflow.io/owner-groups',
   /** Set by Argo's cron controller: when the workflow was due. */
   scheduledTime: 'workflows.argoproj.io/scheduled-time',
 } as const;

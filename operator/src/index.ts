@@ -11,12 +11,15 @@ import type { CompilerOptions } from './compiler/index.js';
 import { startControllers } from './manager.js';
 import { LeaderElector } from './runtime/leader.js';
 import { Metrics } from './runtime/metrics.js';
+import type { Period } from './controllers/session-events.js';
 
 export * from './compiler/index.js';
 export {
   chooseCluster,
   quotaAllows,
   connectionOf,
+  lostAfterMs,
+  DEFAULT_PLATFORM_CLUSTER,
   type Algorithm,
   type Resources,
 } from './runs/scheduler.js';
@@ -24,6 +27,7 @@ export { billingAmount, machineFor, PRICE_TABLE } from './runs/billing.js';
 export { mirror, productOf } from './runs/mirror.js';
 export { resetForRetry } from './runs/argo.js';
 export { ACTION_RULES } from './controllers/run/index.js';
+export { matches as eventMatches, type Period } from './controllers/session-events.js';
 export { LeaderElector, type LeaderOptions } from './runtime/leader.js';
 
 export interface OperatorOptions {
@@ -47,6 +51,8 @@ export interface OperatorOptions {
   compiler?: CompilerOptions;
   /** Serve /metrics on 127.0.0.1:<port> (0 = any free port); omitted = no server. */
   metricsPort?: number;
+  /** Length of the event plans' period units (tests shorten the minute); omitted: the calendar's. */
+  eventPeriodMs?: Partial<Record<Period, number>>;
 }
 
 export interface Operator {

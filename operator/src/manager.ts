@@ -26,9 +26,11 @@ import { Controller } from './controllers/base.js';
 import { ensurePlatformCluster, reconcileClusterManager } from './controllers/clustermanager.js';
 import { adoptCronWorkflow, demandOf, reconcileRun } from './controllers/run/index.js';
 import { reconcileSession } from './controllers/session.js';
+import { startEventPollers, type EventPollers } from './controllers/session-events.js';
 import { reconcileWorkflow } from './controllers/workflow.js';
 import type { OperatorOptions } from './index.js';
 import { FINAL_RUN_PHASES } from './runs/mirror.js';
+import { DEFAULT_PLATFORM_CLUSTER } from './runs/scheduler.js';
 import type { Metrics } from './runtime/metrics.js';
 
 /** The namespaced key of the Run an Argo workflow belongs to (by label, else by owner). */
@@ -83,10 +85,13 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     if (t !== 'delete') workflowCtl.add(keyOf(w));
     for (const s of sessions.list()) if (s.spec.workflow === w.metadata.name) sessionCtl.add(keyOf(s));
   });
+  // eslint-disable-next-line prefer-const -- assigned once the workers start: the leader's pollers
+  let pollers: EventPollers | undefined;
   const sessions = watch<Session>(
     KINDS.session,
     (t, s) => {
       if (t !== 'delete') sessionCtl.add(keyOf(s));
+      pollers?.update(t, s);
     },
     tenancy,
   );
@@ -146,7 +151,7 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     log,
     metrics,
     options: {
-      platformClusterName: options.platformClusterName ?? 'platform',
+      platformClusterName: options.platformClusterName ?? DEFAULT_PLATFORM_CLUSTER,
       ...(options.platformResources ? { platformResources: options.platformResources } : {}),
       heartbeatMs: options.heartbeatMs ?? 30_000,
       queuedRetryMs: options.queuedRetryMs ?? 10_000,
@@ -176,6 +181,7 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
   };
 
   const shutdown = async () => {
+    pollers?.stop();
     await Promise.all(informers.map((i) => i.stop().catch(() => undefined)));
     await Promise.all(controllers.map((c) => c.queue.shutdown()));
   };
@@ -189,6 +195,8 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
   rebuildActive(ctx);
   cmCtl.add(ctx.options.platformClusterName);
   for (const c of controllers) c.start();
+  pollers = startEventPollers(ctx, options.eventPeriodMs ? { periodMs: options.eventPeriodMs } : {});
+  for (const s of sessions.list()) pollers.update('add', s);
   const resync = setInterval(() => {
     for (const w of workflows.list()) workflowCtl.add(keyOf(w));
     for (const s of sessions.list()) sessionCtl.add(keyOf(s));

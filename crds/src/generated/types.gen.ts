@@ -1074,7 +1074,7 @@ export interface SessionSpec {
    */
   workflowNamespace?: string;
   /**
-   * schedule or event (event is disabled in the product).
+   * schedule: runs at the schedules' times; event: runs when an event plan's URL answers as expected (or the webhook is called).
    * @default "schedule"
    */
   type?: "schedule" | "event";
@@ -1123,11 +1123,11 @@ export interface SessionSpec {
    */
   events?: {
     /**
-     * URL polled for the event.
+     * URL polled for the event (http or https).
      */
     url?: string;
     /**
-     * Expected answer.
+     * What a matching answer is: three digits (e.g. 200) are a status code the answer must have; any other text must occur in the answer's body (first 1 MB); empty: any 2xx status.
      */
     expect?: string;
     /**
@@ -1211,6 +1211,16 @@ export interface SessionSpec {
    * ClusterManager name to run on (has_cluster_pref); empty lets the organization algorithm choose.
    */
   clusterPreference?: string;
+  /**
+   * The session's webhook: POST /api/v0/hooks/session/<session>/<secret> starts a Run. Only the SHA-256 of the secret is kept; the API shows the secret once, when it makes or rotates it.
+   */
+  webhook?: {
+    /**
+     * Hex SHA-256 of the webhook secret; absent or empty, the webhook is off.
+     * pattern: `^([0-9a-f]{64})?$`
+     */
+    secretHash?: string;
+  };
   /**
    * Stop starting new runs.
    * @default false

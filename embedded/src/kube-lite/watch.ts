@@ -46,7 +46,11 @@ export function serveWatch(
     w.table
       ? toTable(w.r, w.version, [o], { resourceVersion: o.metadata.resourceVersion! }, w.includeObject)
       : storage.view(w.r, w.version, o);
-  const send = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+  // An event may arrive after the response ended (timeout) but before 'close' is emitted: a write
+  // then would be an unhandled ERR_STREAM_WRITE_AFTER_END on the response and stop the process.
+  const send = (type: string, object: unknown) => {
+    if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify({ type, object })}\n`);
+  };
 
   const onEvent = (e: StoreEvent) => {
     const now = matches(e.object, w.selectors);
@@ -93,6 +97,7 @@ export function serveWatch(
   const timeout = setTimeout(
     () => {
       if (w.allowBookmarks) bookmark();
+      stop();
       res.end();
     },
     (w.timeoutSeconds ?? DEFAULT_TIMEOUT_S) * 1000,

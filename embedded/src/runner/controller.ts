@@ -47,6 +47,8 @@ export class WorkflowController {
     private readonly runtime: Runtime,
     private readonly log: Logger,
     concurrency = 8,
+    /** Which workflows this runner executes (the platform's runner leaves agents' ones alone). */
+    private readonly accepts: (wf: ArgoWorkflow) => boolean = () => true,
   ) {
     this.kube = new Kube(kc);
     this.queue = new WorkQueue({ workers: concurrency }, (key) => this.reconcile(key));
@@ -57,6 +59,7 @@ export class WorkflowController {
       log: this.log,
       on: (type, o) => {
         const k = keyOf(o);
+        if (type !== 'delete' && !this.accepts(o)) return;
         if (type === 'delete') {
           this.runtime.removeWorkflow(o.metadata.namespace ?? 'default', o.metadata.name!);
           this.ours.delete(k);

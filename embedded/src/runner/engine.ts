@@ -607,6 +607,7 @@ class Operation {
       env,
       requests,
       ...(c?.image ? { image: c.image } : {}),
+      ...this.isolation(c, t),
     };
     if (isSplitHelper(t)) {
       const shared = this.ctx.runtime.sharedDir(this.namespace, this.name);
@@ -638,6 +639,29 @@ class Operation {
       };
     }
     return { ...base, command, captureResult: false };
+  }
+
+  /**
+   * What an isolating runtime applies to the step, as a kubelet would from the pod: the container's
+   * runAsUser/runAsGroup, its hostPath volume mounts (the shared volume is the runtime's /sandflow;
+   * claims have no folder here) and its memory limit.
+   */
+  private isolation(c: Template['container'] | Template['script'], t: Template): Partial<StepSpec> {
+    const out: Partial<StepSpec> = {};
+    const sc = c?.securityContext;
+    if (typeof sc?.runAsUser === 'number') out.uid = sc.runAsUser;
+    if (typeof sc?.runAsGroup === 'number') out.gid = sc.runAsGroup;
+    const volumes = new Map([...(this.wf.spec.volumes ?? []), ...(t.volumes ?? [])].map((v) => [v.name, v]));
+    const mounts: NonNullable<StepSpec['mounts']> = [];
+    for (const m of c?.volumeMounts ?? []) {
+      const hostPath = volumes.get(m.name)?.hostPath?.path;
+      if (hostPath)
+        mounts.push({ hostPath, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true } : {}) });
+    }
+    if (mounts.length > 0) out.mounts = mounts;
+    const memory = c?.resources?.limits?.memory;
+    if (memory !== undefined) out.limits = { memoryMiB: memoryMiB(memory) };
+    return out;
   }
 
   // ---- substitution

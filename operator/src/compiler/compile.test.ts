@@ -418,3 +418,57 @@ describe('compiler: samples', () => {
     expect(once.oneOff).toEqual(['2026-02-01T10:00:00.000Z']);
   });
 });
+
+describe('the UID and GID steps run as', () => {
+  const fanOut = {
+    nodes: nodes('a', 'b'),
+    edges: [
+      {
+        from: 'a',
+        to: 'b',
+        type: 'multi' as const,
+        instanceType: 'line' as const,
+        instanceInput: 'items.txt',
+      },
+    ],
+  };
+  const compileAs = (annotations: Record<string, string> | undefined) => {
+    const sess = session();
+    if (annotations) sess.metadata.annotations = annotations;
+    const wf = workflow(fanOut);
+    const sandboxes = ['sb-a', 'sb-b'].map((ref) => Object.assign(sandbox(ref), { metadata: { name: ref } }));
+    const argo = compileRun({ workflow: wf, session: sess, sandboxes, run: RUN });
+    assertValidArgoWorkflow(argo);
+    return argo;
+  };
+
+  it.each<{ annotations: Record<string, string> | undefined; expected: object }>([
+    {
+      annotations: { 'sandflow.io/run-as-user': '1001', 'sandflow.io/run-as-group': '2002' },
+      expected: { securityContext: { runAsUser: 1001, runAsGroup: 2002 } },
+    },
+    {
+      annotations: { 'sandflow.io/run-as-user': '1001' },
+      expected: { securityContext: { runAsUser: 1001 } },
+    },
+    { annotations: undefined, expected: {} },
+  ])(
+    'session annotations $annotations give every step and the split helper $expected',
+    ({ annotations, expected }) => {
+      const argo = compileAs(annotations);
+      const steps = argo.spec.templates!.filter((t) => t.container || t.script);
+      expect(steps.map((t) => t.name).sort()).toEqual(['sb-a', 'sb-b', 'sf-split']);
+      for (const t of steps) {
+        const c = (t.container ?? t.script)!;
+        expect({ ...(c.securityContext ? { securityContext: c.securityContext } : {}) }).toEqual(expected);
+      }
+    },
+  );
+
+  it.each(['-1', 'alice', '1e3', '99999999999'])('refuses the run-as-user annotation %s', (value) => {
+    expect(() => compileAs({ 'sandflow.io/run-as-user': value })).toThrow(CompileError);
+    expect(() => compileAs({ 'sandflow.io/run-as-user': value })).toThrow(
+      /sandflow.io\/run-as-user must be a UID/,
+    );
+  });
+});

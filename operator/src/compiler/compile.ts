@@ -50,6 +50,16 @@ export const END_TASK = 'sf-end';
 export const SPLIT_TEMPLATE = 'sf-split';
 export const ENTRYPOINT = 'main';
 
+/**
+ * On a Session: the UID its steps run as (the owner's UID in the organization) and the GID (the
+ * session group's), written by whoever creates the Session; the CRD has no field for them yet and
+ * the API keeps both in its database. Without them steps run as the image or runtime decides.
+ */
+export const RUN_AS_ANNOTATIONS = {
+  user: 'sandflow.io/run-as-user',
+  group: 'sandflow.io/run-as-group',
+} as const;
+
 export interface CompilerOptions {
   /** Image of the helper that splits files for dynamic instances (needs sh, split, cp). */
   helperImage?: string;
@@ -302,7 +312,7 @@ export function compileWorkflowSpec(input: CompileInput): IWorkflowSpec {
     ...templates,
     { name: END_TASK, suspend: { duration: '0' } },
   ];
-  if (needsSplit) allTemplates.push(splitTemplate(options));
+  if (needsSplit) allTemplates.push(splitTemplate(options, session));
 
   const spec: IWorkflowSpec = {
     entrypoint: ENTRYPOINT,
@@ -349,6 +359,26 @@ function mountPointVolumes(sandboxes: Sandbox[]) {
     }
   }
   return [...seen.values()];
+}
+
+/** `securityContext` of the steps of a session, from its run-as annotations. */
+export function runAsOf(session: Session): { runAsUser?: number; runAsGroup?: number } {
+  const annotations = session.metadata.annotations ?? {};
+  const id = (key: string) => {
+    const raw = annotations[key];
+    if (raw === undefined) return undefined;
+    if (!/^\d{1,10}$/.test(raw) || Number(raw) > 2_147_483_647)
+      throw new CompileError(
+        `session ${session.metadata.name}: annotation ${key} must be a UID/GID, not "${raw}"`,
+      );
+    return Number(raw);
+  };
+  const user = id(RUN_AS_ANNOTATIONS.user);
+  const group = id(RUN_AS_ANNOTATIONS.group);
+  return {
+    ...(user !== undefined ? { runAsUser: user } : {}),
+    ...(group !== undefined ? { runAsGroup: group } : {}),
+  };
 }
 
 function containerTemplate(
@@ -408,6 +438,7 @@ function containerTemplate(
         limits,
       },
       volumeMounts,
+      ...securityContext(session),
     },
     nodeSelector: { 'kubernetes.io/arch': sandbox.spec.architecture === 'arm' ? 'arm64' : 'amd64' },
   };
@@ -416,7 +447,12 @@ function containerTemplate(
   return template;
 }
 
-function splitTemplate(options: CompilerOptions): ITemplate {
+function securityContext(session: Session) {
+  const runAs = runAsOf(session);
+  return Object.keys(runAs).length > 0 ? { securityContext: runAs } : {};
+}
+
+function splitTemplate(options: CompilerOptions, session: Session): ITemplate {
   const source = [
     'set -eu',
     'rm -rf "$TARGET" && mkdir -p "$TARGET"',
@@ -449,6 +485,8 @@ function splitTemplate(options: CompilerOptions): ITemplate {
       ],
       resources: { requests: { cpu: '50m', memory: '32Mi' } },
       volumeMounts: [{ name: SHARED_VOLUME, mountPath: SHARED_DIR }],
+      // The parts it writes into the run's folder belong to the session's user, like the steps' files.
+      ...securityContext(session),
     },
   };
 }

@@ -154,7 +154,7 @@ export async function createRun(
   ctx: Context,
   session: Session,
   runName: string,
-  trigger: 'schedule' | 'manual',
+  trigger: 'schedule' | 'manual' | 'event',
 ): Promise<void> {
   const labels = {
     ...(session.metadata.labels ?? {}),
@@ -177,7 +177,7 @@ export async function createRun(
     });
     ctx.log.info(
       { session: session.metadata.name, run: runName, namespace: session.metadata.namespace },
-      'run created for a one-off schedule',
+      trigger === 'event' ? 'run created for an event' : 'run created for a one-off schedule',
     );
   } catch (e) {
     if (!isAlreadyExists(e)) throw new Error(`creating run ${runName} failed`, { cause: e });

@@ -1,7 +1,7 @@
 // Workflow: validation on every change → status.valid, phase, errors, condition Valid, observedGeneration.
 import { validateWorkflow, type Sandbox, type Workflow } from '@sandflow/crds';
 import type { Context } from '../context.js';
-import { KINDS, sameJson } from '@sandflow/kube';
+import { ANNOTATIONS, KINDS, sameJson } from '@sandflow/kube';
 import { splitKey, type ReconcileResult } from './base.js';
 
 export async function reconcileWorkflow(ctx: Context, key: string): Promise<ReconcileResult | void> {
@@ -13,7 +13,7 @@ export async function reconcileWorkflow(ctx: Context, key: string): Promise<Reco
   const result = validateWorkflow(wf.spec, {
     resolveSandbox: (node) =>
       node.sandbox ? lookup(node.sandboxNamespace ?? namespace!, node.sandbox) : undefined,
-    executor: { id: wf.spec.owner ?? '', groups: wf.spec.visibility?.groups ?? [] },
+    executor: { id: wf.spec.owner ?? '', groups: executorGroups(wf as Workflow) },
     now,
     ...(wf.metadata.generation !== undefined ? { generation: wf.metadata.generation } : {}),
   });
@@ -28,4 +28,10 @@ export async function reconcileWorkflow(ctx: Context, key: string): Promise<Reco
     { workflow: name, namespace, resourceVersion: wf.metadata.resourceVersion, valid: status.valid },
     'workflow validated',
   );
+}
+
+/** The owner's groups as the API last saw them, and those the workflow is shared with. */
+function executorGroups(wf: Workflow): string[] {
+  const saved = wf.metadata?.annotations?.[ANNOTATIONS.ownerGroups]?.split(',').filter(Boolean) ?? [];
+  return [...new Set([...saved, ...(wf.spec.visibility?.groups ?? [])])];
 }
