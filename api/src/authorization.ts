@@ -26,6 +26,12 @@ export interface AccessRule {
   selfOnly?: boolean;
   /** Roles outside `access` are let in while this platform preference is true. */
   unlessPreference?: 'allow_new_organization';
+  /**
+   * The param names a custom resource of the caller's current organization and the caller
+   * needs this of it (resources/access.ts: view/edit/use are the permissions read/write/execute,
+   * own the owner-only actions). One they cannot see, or another organization's, is a 404.
+   */
+  object?: { kind: 'sandbox' | 'workflow'; param: string; need: 'view' | 'edit' | 'use' | 'own' };
 }
 
 const ADMINS = ['admin', 'organization_admin'] as const;
@@ -109,6 +115,89 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
     access: ADMINS,
     scope: { kind: 'organization', param: 'organization' },
   },
+  // Spec 1 §7.2: the sandbox page's image check and builder containers. A container belongs to
+  // whoever started it (the services answer 404 to anyone else), so any member may call these.
+  'GET /image/:name': { access: 'signed-in' },
+  'POST /image': { access: 'signed-in' },
+  'POST /image/:uuid': { access: 'signed-in' },
+  'DELETE /image/:uuid': { access: 'signed-in' },
+  'POST /image/:container/delete': { access: 'signed-in' },
+  'POST /container/:uuid/archive': { access: 'signed-in' },
+  'PUT /container/:uuid/archive': { access: 'signed-in' },
+  'POST /parse/variables': { access: 'signed-in' },
+  'POST /terminal': { access: 'signed-in' },
+
+  // Spec 1 §7.2 and §6: sandboxes. Lists show what the caller may see; DELETE checks ownership
+  // of every sandbox of its body (services/sandboxes.ts) with the same rule.
+  'GET /sandbox': { access: 'signed-in' },
+  'POST /sandbox': { access: 'signed-in' },
+  'DELETE /sandbox': { access: 'signed-in' },
+  'GET /sandbox/:uuid': { access: 'signed-in', object: { kind: 'sandbox', param: 'uuid', need: 'view' } },
+  'PUT /sandbox/:uuid': { access: 'signed-in', object: { kind: 'sandbox', param: 'uuid', need: 'edit' } },
+  'POST /sandbox/:uuid/clone': {
+    access: 'signed-in',
+    object: { kind: 'sandbox', param: 'uuid', need: 'view' },
+  },
+  'PUT /sandbox/:uuid/variables': {
+    access: 'signed-in',
+    object: { kind: 'sandbox', param: 'uuid', need: 'own' },
+  },
+  'PUT /sandbox/:uuid/name': { access: 'signed-in', object: { kind: 'sandbox', param: 'uuid', need: 'own' } },
+  'GET /sandbox/:uuid/avatar': {
+    access: 'signed-in',
+    object: { kind: 'sandbox', param: 'uuid', need: 'view' },
+  },
+
+  // Spec 2 §7 and §6: workflows. The owner edits, renames, sets variables and visibility and
+  // deletes (DELETE checks every workflow of its body, services/workflows.ts); others who see one
+  // view and clone it.
+  'GET /workflow': { access: 'signed-in' },
+  'POST /workflow': { access: 'signed-in' },
+  'DELETE /workflow': { access: 'signed-in' },
+  'GET /workflow/:uuid': { access: 'signed-in', object: { kind: 'workflow', param: 'uuid', need: 'view' } },
+  'PUT /workflow/:uuid': { access: 'signed-in', object: { kind: 'workflow', param: 'uuid', need: 'edit' } },
+  'POST /workflow/:uuid/clone': {
+    access: 'signed-in',
+    object: { kind: 'workflow', param: 'uuid', need: 'view' },
+  },
+  'PUT /workflow/:uuid/name': {
+    access: 'signed-in',
+    object: { kind: 'workflow', param: 'uuid', need: 'own' },
+  },
+  'PUT /workflow/:uuid/variables/:sandbox': {
+    access: 'signed-in',
+    object: { kind: 'workflow', param: 'uuid', need: 'own' },
+  },
+  'PUT /workflow/:uuid/visibility': {
+    access: 'signed-in',
+    object: { kind: 'workflow', param: 'uuid', need: 'own' },
+  },
+
+  // Spec 2 §7: sessions and runs, in group namespaces. Their members see them and start and act on
+  // runs; the owner edits and deletes (services/sessions-scope.ts, services/runs.ts check each).
+  'GET /session': { access: 'signed-in' },
+  'GET /session/workflows': { access: 'signed-in' },
+  'POST /session': { access: 'signed-in' },
+  'POST /session/instance': { access: 'signed-in' },
+  'POST /session/fast': { access: 'signed-in' },
+  'PUT /session/:uuid': { access: 'signed-in' },
+  'POST /session/:uuid/clone': { access: 'signed-in' },
+  'DELETE /session': { access: 'signed-in' },
+  'POST /session/:uuid/webhook': { access: 'signed-in' },
+  'DELETE /session/:uuid/webhook': { access: 'signed-in' },
+  'POST /hooks/session/:uuid/:secret': { access: 'public' }, // the secret is the credential
+  'GET /schedule/:uuid': { access: 'signed-in' },
+  'GET /event/:uuid': { access: 'signed-in' },
+  'GET /schedule/:uuid/run': { access: 'signed-in' },
+  'GET /event/:uuid/run': { access: 'signed-in' },
+  'GET /run/:uuid': { access: 'signed-in' },
+  'PUT /run/:uuid': { access: 'signed-in' },
+
+  // Spec 2 §7: a run's files and logs, for whoever may see the run (services/run-files.ts checks it).
+  'GET /file/:uuid': { access: 'signed-in' },
+  'GET /file/:run/:sandboxId/:name': { access: 'signed-in' },
+  'GET /file/:run/:sandboxId/:sandbox/:filename': { access: 'signed-in' },
+
   'GET /illumina/configuration': { access: SUPER },
   'POST /illumina/configuration': { access: SUPER },
 };

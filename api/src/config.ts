@@ -22,6 +22,7 @@ const envSchema = z.object({
   SANDFLOW_BOT_CHECK_SECRET: z.string().optional(),
   SANDFLOW_BOT_CHECK_SITE_KEY: z.string().optional(),
   SANDFLOW_SECURE_COOKIES: bool,
+  SANDFLOW_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().optional(),
 });
 
 export interface ApiConfig {
@@ -45,6 +46,8 @@ export interface ApiConfig {
   rateLimit: { windowMs: number; perAccount: number; perAddress: number };
   /** Realtime heartbeat interval. */
   heartbeatMs: number;
+  /** The sandbox builder: largest upload into a container; how long a container outlives its last terminal socket. */
+  builder: { uploadMaxBytes: number; terminalGraceMs: number };
 }
 
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -83,8 +86,13 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           }
         : undefined,
     secureCookies: e.SANDFLOW_SECURE_COOKIES ?? e.SANDFLOW_PUBLIC_URL.startsWith('https:'),
+    ...(e.SANDFLOW_UPLOAD_MAX_BYTES
+      ? { builder: { ...BUILDER_DEFAULTS, uploadMaxBytes: e.SANDFLOW_UPLOAD_MAX_BYTES } }
+      : {}),
   });
 }
+
+const BUILDER_DEFAULTS: ApiConfig['builder'] = { uploadMaxBytes: 1024 ** 3, terminalGraceMs: 60_000 };
 
 /** Defaults for everything, overridable piecemeal (tests pass a few fields). */
 export function defaultApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
@@ -104,6 +112,7 @@ export function defaultApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig 
     secureCookies: false,
     rateLimit: { windowMs: 15 * 60_000, perAccount: 10, perAddress: 50 },
     heartbeatMs: 30_000,
+    builder: BUILDER_DEFAULTS,
     ...overrides,
   };
 }

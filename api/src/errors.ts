@@ -11,7 +11,9 @@ export type ErrorKind =
   | 'conflict'
   | 'invalid'
   | 'too_many'
-  | 'unavailable';
+  | 'unavailable'
+  | 'too_large'
+  | 'bad_gateway';
 
 export class DomainError extends Error {
   constructor(
@@ -38,3 +40,8 @@ export const tooMany = (message: string) => new DomainError('too_many', 'too_man
 /** A system the change depends on (Kubernetes) did not answer; retrying may work. */
 export const unavailable = (code: string, message: string, cause?: unknown) =>
   new DomainError('unavailable', code, message, { cause });
+/** A body over a configured limit (uploads); the message names the limit. */
+export const tooLarge = (message: string) => new DomainError('too_large', 'too_large', message);
+/** A system the API reached on the caller's behalf (an image registry) failed; the message names it. */
+export const badGateway = (code: string, message: string, cause?: unknown) =>
+  new DomainError('bad_gateway', code, message, { cause });

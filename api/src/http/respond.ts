@@ -21,6 +21,8 @@ const STATUS: Record<ErrorKind, number> = {
   invalid: 422,
   too_many: 429,
   unavailable: 503,
+  too_large: 413,
+  bad_gateway: 502,
 };
 
 /** Every failure becomes `{ result: null, status, error: { code, message } }`. */

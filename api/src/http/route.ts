@@ -169,6 +169,11 @@ export function mountRoutes(
         organizationId = target.organizationId;
         if (rule.selfOnly && role !== 'admin' && value !== caller.userId) throw forbidden();
       }
+      if (caller && rule.object) {
+        const id = (params as Record<string, string>)[rule.object.param] ?? '';
+        const objects = rule.object.kind === 'workflow' ? services.workflows : services.sandboxes;
+        await objects.authorize(caller, id, rule.object.need);
+      }
       if (Array.isArray(rule.access) && !(role && rule.access.includes(role))) {
         const preferred = rule.unlessPreference && (await services.preferences.get(rule.unlessPreference));
         if (!preferred) throw forbidden();

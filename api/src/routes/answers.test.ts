@@ -253,8 +253,79 @@ async function invite(w: World, email: string) {
   expect(res.status).toBe(201);
 }
 
+const SANDBOX_ROUTES = [
+  'GET /sandbox',
+  'GET /sandbox/:uuid',
+  'POST /sandbox',
+  'PUT /sandbox/:uuid',
+  'DELETE /sandbox',
+  'POST /sandbox/:uuid/clone',
+  'PUT /sandbox/:uuid/variables',
+  'PUT /sandbox/:uuid/name',
+];
+
+/**
+ * Routes whose success needs what this harness lacks (the sandbox builder, a registry, a
+ * multipart body): their answers are parsed with their schemas (checkAnswers) where they are tested.
+ */
+const CHECKED_ELSEWHERE: Record<string, string> = {
+  'GET /image/:name': 'api/src/routes/images.test.ts',
+  'POST /parse/variables': 'api/src/routes/parse.test.ts',
+  // Sandboxes live in Kubernetes: answered against kube-lite (checkAnswers) there.
+  ...Object.fromEntries(SANDBOX_ROUTES.map((key) => [key, 'api/src/routes/sandboxes.test.ts'])),
+  ...Object.fromEntries(
+    [
+      'GET /workflow',
+      'GET /workflow/:uuid',
+      'POST /workflow',
+      'PUT /workflow/:uuid',
+      'DELETE /workflow',
+      'POST /workflow/:uuid/clone',
+      'PUT /workflow/:uuid/name',
+      'PUT /workflow/:uuid/variables/:sandbox',
+      'PUT /workflow/:uuid/visibility',
+    ].map((key) => [key, 'api/src/routes/workflows.test.ts']),
+  ),
+  ...Object.fromEntries(
+    [
+      'GET /session',
+      'GET /session/workflows',
+      'POST /session',
+      'POST /session/instance',
+      'POST /session/fast',
+      'PUT /session/:uuid',
+      'POST /session/:uuid/clone',
+      'DELETE /session',
+      'POST /session/:uuid/webhook',
+      'DELETE /session/:uuid/webhook',
+      'POST /hooks/session/:uuid/:secret',
+      'GET /schedule/:uuid',
+      'GET /event/:uuid',
+      'GET /schedule/:uuid/run',
+      'GET /event/:uuid/run',
+      'GET /run/:uuid',
+      'PUT /run/:uuid',
+    ].map((key) => [key, 'api/src/routes/sessions.test.ts']),
+  ),
+  // Answered from argo-server (the local runner's subset) with the operator running.
+  'GET /file/:uuid': 'tests/runs/logs.test.ts',
+  ...Object.fromEntries(
+    [
+      'POST /image',
+      'POST /image/:uuid',
+      'DELETE /image/:uuid',
+      'POST /image/:container/delete',
+      'POST /container/:uuid/archive',
+      'PUT /container/:uuid/archive',
+      'POST /terminal',
+    ].map((key) => [key, 'tests/sandbox-builder']),
+  ),
+};
+
 const ROUTES = routeDefinitions();
-const ENVELOPED = ROUTES.filter((r) => r.result).map((r) => [routeKey(r.method, r.path), r] as const);
+const ENVELOPED = ROUTES.filter((r) => r.result && !(routeKey(r.method, r.path) in CHECKED_ELSEWHERE)).map(
+  (r) => [routeKey(r.method, r.path), r] as const,
+);
 
 describe('route answers', () => {
   it.each(ROUTES.map((r) => [routeKey(r.method, r.path), r] as const))(

@@ -1,4 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { ArgoServer } from '@sandflow/kube';
+import type { Builder } from '@sandflow/images';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
@@ -6,6 +8,8 @@ import { CACHE_NAMES, readCachesFor, type CacheName } from './read-caches.js';
 import { loadCallerCached, type Caller } from './callers.js';
 import { unavailable } from '../errors.js';
 import { createAccountService } from './accounts.js';
+import { createContainerService } from './containers.js';
+import { createImageService, type ImagesDeps } from './images.js';
 import { kubeClusterCapacity, type ClusterCapacity } from './cluster-capacity.js';
 import { createEventService } from './events.js';
 import { createGroupService } from './groups.js';
@@ -17,8 +21,16 @@ import { createOrganizationService } from './organizations.js';
 import { createOutboxService } from './outbox.js';
 import { createPreferenceService } from './preferences.js';
 import { createProfileService } from './profile.js';
+import { createResources } from '../resources/index.js';
+import { createSandboxService } from './sandboxes.js';
+import { createRunFileService } from './run-files.js';
+import { createWorkflowService } from './workflows.js';
+import { createRunService } from './runs.js';
+import { watchRuns } from './runs-events.js';
+import { createSessionService } from './sessions.js';
 import { createReplicaBus, postgresTransport, type ReplicaBus } from './replica-bus.js';
 import { createTokenService } from './tokens.js';
+import { createClusterTokenService } from './cluster-tokens.js';
 
 /** What the launcher hands to `createApp` and `attachRealtime`. */
 export interface ApiDeps {
@@ -33,8 +45,19 @@ export interface ApiDeps {
    * ClusterManagers of `kube` when it is a KubeConfig, else unknown (uncapped).
    */
   clusterCapacity?: ClusterCapacity;
+  /** The sandbox page's containers; absent (no bwrap here): the builder routes answer 503. */
+  builder?: Builder;
+  /** The image check's local catalog and registry credentials. */
+  images?: ImagesDeps;
   /** Tests: every answer is parsed with its route's result schema; one it does not describe is a 500. */
   checkAnswers?: boolean;
+  /**
+   * argo-server (URL and bearer token), where run logs and output files are read: the local
+   * runner's `Runner.argoServer` in embedded mode. Absent: those routes and the log socket answer 503.
+   */
+  argo?: ArgoServer;
+  /** Agents' argo-servers, reached over their sockets (agents/hub.ts): for runs placed on an agent. */
+  agentArgo?: (clusterManager: string) => ArgoServer | undefined;
 }
 
 export interface ScopeTarget {
@@ -76,6 +99,8 @@ function buildServices(deps: ApiDeps) {
   const realtime: { publisher?: RealtimePublisher } = {};
   const tokens = createTokenService(db, config);
   const events = createEventService(db);
+  // Agent tokens of cluster managers; the agent's socket verifies with clusterTokens.verifyAgentToken.
+  const clusterTokens = createClusterTokenService({ db, events });
   // A notification reaches the person's sockets here and, through the bus, in the other
   // API processes, which read it from the database when they hold a socket of theirs.
   const notifications = createNotificationService(db, mailer, () => ({
@@ -103,7 +128,37 @@ function buildServices(deps: ApiDeps) {
       deps.clusterCapacity ??
       (deps.kube && !('syncGroup' in deps.kube) ? kubeClusterCapacity(deps.kube, logger) : async () => null),
   });
+  const images = createImageService({ db, preferences, images: deps.images ?? {} });
+  const containers = createContainerService({
+    db,
+    builder: deps.builder,
+    images,
+    // Called only after the services are built (the sandbox service commits through this one).
+    sandboxes: (caller, id) => sandboxes.get(caller, id),
+    graceMs: config.builder.terminalGraceMs,
+    logger,
+  });
   const groups = createGroupService({ db, kube, events, notifications });
+  // The resource access layer: informer caches of the custom resources, started with the services.
+  const resources =
+    deps.kube && !('syncGroup' in deps.kube)
+      ? createResources({ kubeConfig: deps.kube, db, logger, events, realtime: () => realtime.publisher })
+      : null;
+  const sandboxes = createSandboxService({ db, resources, events, containers: () => containers });
+  const workflows = createWorkflowService({ db, resources, events });
+  const runFiles = createRunFileService({ db, resources, argo: deps.argo, agentArgo: deps.agentArgo });
+  const sessions = createSessionService({ db, resources, events });
+  const runs = createRunService({ db, resources, events });
+  if (resources)
+    watchRuns({
+      db,
+      resources,
+      logger,
+      mailer,
+      notifications,
+      realtime: () => realtime.publisher,
+      publicUrl: config.publicUrl,
+    });
   const members = createMemberService({ db, config, events, mailer, notifications });
   const accounts = createAccountService({
     db,
@@ -155,6 +210,7 @@ function buildServices(deps: ApiDeps) {
     kube,
     realtime,
     tokens,
+    clusterTokens,
     events,
     notifications,
     preferences,
@@ -164,6 +220,14 @@ function buildServices(deps: ApiDeps) {
     groups,
     members,
     accounts,
+    images,
+    containers,
+    resources,
+    sandboxes,
+    workflows,
+    sessions,
+    runs,
+    runFiles,
     scopeOf,
     /** The database answers (GET /healthz). */
     ping: async () => void (await db.raw('select 1')),
@@ -218,6 +282,7 @@ export async function closeServices(deps: ApiDeps): Promise<void> {
   if (buses.get(services.db) === services.bus) buses.delete(services.db);
   readCachesFor(services.db).fanOut = undefined;
   await services.bus.close();
+  await services.resources?.stop();
 }
 
 export function servicesFor(deps: ApiDeps): Services {

@@ -6,6 +6,7 @@ import supertest from 'supertest';
 import { createApp } from '../app.js';
 import { defaultApiConfig, type ApiConfig } from '../config.js';
 import { attachRealtime } from '../realtime.js';
+import { attachTerminal } from '../terminal.js';
 import { closeServices, servicesFor, type ApiDeps } from '../services/index.js';
 import type { KubeTenancy } from '../services/kube-tenancy.js';
 import { createMailer } from '../services/mailer.js';
@@ -19,7 +20,7 @@ export interface Harness {
   tokenFor(userId: string, organizationId?: string | null): Promise<string>;
   /** Empties every API table (between tests of one file; the schema stays). */
   reset(): Promise<void>;
-  /** Starts a real server on 127.0.0.1 with the realtime socket; returns its base URL. */
+  /** Starts a real server on 127.0.0.1 with the realtime and terminal sockets; returns its base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -53,6 +54,9 @@ export async function createHarness(
     clusterCapacity?: ApiDeps['clusterCapacity'];
     /** Another API process on the same PostgreSQL database as this harness (skip on PGlite). */
     replicaOf?: Harness;
+    /** The sandbox builder and the image check's stores. */
+    builder?: ApiDeps['builder'];
+    images?: ApiDeps['images'];
   } = {},
 ): Promise<Harness> {
   const replicaDb = options.replicaOf ? openReplicaDatabase(options.replicaOf.db) : null;
@@ -71,10 +75,13 @@ export async function createHarness(
     config,
     checkAnswers: true,
     ...(options.clusterCapacity ? { clusterCapacity: options.clusterCapacity } : {}),
+    ...(options.builder ? { builder: options.builder } : {}),
+    ...(options.images ? { images: options.images } : {}),
   };
   const app = createApp(deps);
   let server: Server | undefined;
   let realtime: { close(): void } | undefined;
+  let terminal: { close(): void } | undefined;
   return {
     db,
     deps,
@@ -89,10 +96,12 @@ export async function createHarness(
       server = app.listen(0, '127.0.0.1');
       await new Promise((resolve) => server!.once('listening', resolve));
       realtime = attachRealtime(server, deps);
+      terminal = attachTerminal(server, deps);
       return `127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     async close() {
       realtime?.close();
+      terminal?.close();
       if (server) await new Promise((resolve) => server!.close(resolve));
       await closeServices(deps);
       if (replicaDb) await replicaDb.destroy();

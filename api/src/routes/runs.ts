@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { route, type RouteDefinition } from '../http/route.js';
+import { zText } from '../http/schemas.js';
+import type { Services } from '../services/index.js';
+import { RUN_ACTIONS } from '../services/runs.js';
+import { zObjectName } from './sessions.js';
+
+const STATUSES = [
+  'WAITING',
+  'QUEUED',
+  'INIT',
+  'RUNNING',
+  'COMPLETED',
+  'ERROR',
+  'PAUSED',
+  'STOPPED',
+  'SKIPPING',
+  'SCHEDULED',
+] as const;
+const zDate = z.string().describe('ISO date; 0001-01-01T00:00:00Z when unset.');
+const zHistory = z.array(
+  z.strictObject({ username: z.string(), sandbox: z.string(), action: z.string(), time: zDate }),
+);
+const zVar = z.strictObject({ name: z.string(), value: z.string() });
+const zEdge = z.strictObject({
+  id: z.string(),
+  from: z.string(),
+  to: z.string(),
+  type: z.enum(['single', 'multi', 'switchInput', 'switchOutput', 'start']),
+  condition: z.enum(['primary', 'starting']).optional(),
+  switchCondition: z.enum(['success', 'fail']).optional(),
+  instanceType: z.enum(['line', 'file']).optional(),
+  instanceInput: z.string().optional(),
+  instanceNumber: z.number().int().optional(),
+});
+const zRun = z.strictObject({
+  uuid: z.string(),
+  _id: z.string(),
+  name: z.string(),
+  session: z.string(),
+  parent_id: z.string(),
+  trigger: z.string(),
+  status: z.enum([...STATUSES, 'DELETED']),
+  message: z.string(),
+  start: zDate,
+  stop: zDate,
+  group: z.string(),
+  owner: z.string(),
+  history: zHistory,
+  sandbox_statuses: z.array(
+    z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(STATUSES),
+      history: zHistory,
+      cluster_manager_host: z.string(),
+      start: zDate,
+      stop: zDate,
+      sub_sandbox: z.array(
+        z.strictObject({
+          name: z.string(),
+          status: z.enum(STATUSES),
+          history: zHistory,
+          cluster_manager_host: z.string(),
+        }),
+      ),
+    }),
+  ),
+  workflow: z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    nodes: z.array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string(),
+        x: z.number().nullable(),
+        y: z.number().nullable(),
+        src_id: z.string(),
+        owner: z.string(),
+        continueOnFail: z.boolean(),
+        variables: z.array(zVar),
+      }),
+    ),
+    switches: z.array(z.strictObject({ id: z.string(), x: z.number().nullable(), y: z.number().nullable() })),
+    edges: z.array(zEdge),
+    conditionEdges: z.array(zEdge),
+  }),
+  outputs: z.array(
+    z.strictObject({
+      name: z.string(),
+      sandbox: z.string(),
+      size: z.number(),
+      creation_time: zDate,
+      path: z.string(),
+    }),
+  ),
+});
+const zRow = z.strictObject({
+  uuid: z.string(),
+  name: z.string(),
+  status: z.enum(STATUSES),
+  start: zDate,
+  stop: zDate,
+  group: z.string(),
+  trigger: z.string(),
+});
+
+export function runRoutes(services: Services): RouteDefinition[] {
+  const { runs } = services;
+  const list = (type: 'schedule' | 'event') =>
+    route({
+      method: 'get',
+      path: `/${type}/:uuid/run`,
+      tag: 'runs',
+      summary: `The runs of a session, newest first (GET /{type}/{uuid}/run, type ${type}): uuid, start, status…`,
+      params: z.object({ uuid: zObjectName }).strict(),
+      result: z.array(zRow),
+      async handler({ caller, params }) {
+        return runs.list(caller!, params.uuid);
+      },
+    });
+  return [
+    route({
+      method: 'get',
+      path: '/run/:uuid',
+      tag: 'runs',
+      summary: 'A run with its sandbox statuses (and dynamic instances), history, graph and output files.',
+      params: z.object({ uuid: zObjectName }).strict(),
+      result: zRun,
+      async handler({ caller, params }) {
+        return runs.get(caller!, params.uuid);
+      },
+    }),
+    route({
+      method: 'put',
+      path: '/run/:uuid',
+      tag: 'runs',
+      summary:
+        'Ask for an action (spec 2 §4); 409 naming the state when the run’s state does not allow it (nothing written). The operator carries it out.',
+      params: z.object({ uuid: zObjectName }).strict(),
+      body: z
+        .object({
+          action: z.enum(RUN_ACTIONS),
+          sandbox: zText(253, { min: 1 }).optional().describe('restart_from: the sandbox (node name or id).'),
+        })
+        .strict(),
+      result: zRun,
+      async handler({ caller, params, body }) {
+        return runs.act(caller!, params.uuid, body.action, body.sandbox);
+      },
+    }),
+    list('schedule'),
+    list('event'),
+  ];
+}
