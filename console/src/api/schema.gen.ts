@@ -813,6 +813,613 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the sandboxes the caller may see (search, mine, visibility, tag, sort); ?execution=true: the usable ones grouped by name. */
+        get: operations["getSandbox"];
+        put?: never;
+        /** Create a sandbox (the Sandbox form); with container_id the builder's container is committed and its ref@digest recorded. */
+        post: operations["postSandbox"];
+        /** Delete sandboxes (owner). Without force, those used by workflows are kept and come back with the workflows; forced, those workflows become invalid. */
+        delete: operations["deleteSandbox"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One sandbox. */
+        get: operations["getSandboxUuid"];
+        /** Update a sandbox (edit permission). 409 while workflows of other people use it. */
+        put: operations["putSandboxUuid"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/{uuid}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Clone a sandbox the caller may see into one of their own (named <name>_copy). */
+        post: operations["postSandboxUuidClone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/{uuid}/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the variables (owner); empty names are dropped. */
+        put: operations["putSandboxUuidVariables"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/{uuid}/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rename (owner). */
+        put: operations["putSandboxUuidName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/{uuid}/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The avatar image; 404 when the sandbox has none (the console shows an empty avatar). */
+        get: operations["getSandboxUuidAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the workflows the caller may see (search, mine, visibility, tag; sorted by name); ?graph=true: with their graphs. */
+        get: operations["getWorkflow"];
+        put?: never;
+        /** Create a workflow (the editor’s Save); 400 naming the first rule of spec 2 §5 it breaks. */
+        post: operations["postWorkflow"];
+        /** Delete workflows (owner of every one; none is deleted when one is refused). */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workflow: its graph, its sandboxes and its validity. */
+        get: operations["getWorkflowUuid"];
+        /** Update a workflow (owner): the whole graph. */
+        put: operations["putWorkflowUuid"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{uuid}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Clone a workflow the caller may see into one of their own (named <name>_copy). */
+        post: operations["postWorkflowUuidClone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{uuid}/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rename (owner). */
+        put: operations["putWorkflowUuidName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{uuid}/variables/{sandbox}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace one node's variables (owner); the node by id, else by name. */
+        put: operations["putWorkflowUuidVariablesSandbox"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow/{uuid}/visibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Who sees the workflow (owner): private, public, or some of the caller's own groups. */
+        put: operations["putWorkflowUuidVisibility"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The output files of a run (name, sandbox, size, creation_time, path); its steps’ logs are not listed. */
+        get: operations["getFileUuid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{run}/{sandboxId}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the whole log of a sandbox (or a dynamic instance, `name(i)`) of a run: its latest execution, streamed. */
+        get: operations["getFileRunSandboxIdName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/file/{run}/{sandboxId}/{sandbox}/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download an output file of a sandbox (its latest execution) or of one dynamic instance (`name(i)`), streamed. */
+        get: operations["getFileRunSandboxIdSandboxFilename"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sessions of the caller’s organization they may see (their groups’), newest first. */
+        get: operations["getSession"];
+        put?: never;
+        /** Save a new session in one of the caller’s groups; 400/422 naming the field of what spec 2 §5 refuses. */
+        post: operations["postSession"];
+        /** Delete sessions and their runs (owner of every one; none is deleted when one is refused). */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workflows a session may run (invalid ones flagged: valid false). */
+        get: operations["getSessionWorkflows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/instance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start Now: save the form (uuid: update that session) and start a run. */
+        post: operations["postSessionInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/fast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a run of a saved session now (members of its group). */
+        post: operations["postSessionFast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update a session (owner); its workflow and group stay. */
+        put: operations["putSessionUuid"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{uuid}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a session into one of the caller’s own (named <name>_copy), without its webhook. */
+        post: operations["postSessionUuidClone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{uuid}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new webhook secret (owner): POST to the path it answers starts a run. Shown this once; the old one stops working. */
+        post: operations["postSessionUuidWebhook"];
+        /** Turn the webhook off (owner). */
+        delete: operations["deleteSessionUuidWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/session/{uuid}/{secret}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The session webhook (no sign-in: the secret is the credential): starts a run; 404 when it does not match. */
+        post: operations["postHooksSessionUuidSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedule/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session with its plans, variables, resources and preferences (GET /{type}/{uuid}, type schedule). */
+        get: operations["getScheduleUuid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session with its plans, variables, resources and preferences (GET /{type}/{uuid}, type event). */
+        get: operations["getEventUuid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/run/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run with its sandbox statuses (and dynamic instances), history, graph and output files. */
+        get: operations["getRunUuid"];
+        /** Ask for an action (spec 2 §4); 409 naming the state when the run’s state does not allow it (nothing written). The operator carries it out. */
+        put: operations["putRunUuid"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedule/{uuid}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs of a session, newest first (GET /{type}/{uuid}/run, type schedule): uuid, start, status… */
+        get: operations["getScheduleUuidRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event/{uuid}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runs of a session, newest first (GET /{type}/{uuid}/run, type event): uuid, start, status… */
+        get: operations["getEventUuidRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check an image name (URL-encoded; may hold / and :): its versions in the organization's registry, else the platform default registry, else Docker Hub, plus the local image store's. */
+        get: operations["getImageName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a builder container from an image; answers its id. */
+        post: operations["postImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a builder container from a saved sandbox (its committed image, else its source image); answers its id. */
+        post: operations["postImageUuid"];
+        /** Stop a builder container of the caller (leaving the sandbox page). */
+        delete: operations["deleteImageUuid"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image/{container}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a builder container of the caller (the page-unload beacon; any body is ignored). */
+        post: operations["postImageContainerDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{uuid}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Upload one file (multipart/form-data, field `file`; optional `path` field before it: the folder, default the container's working folder). Streamed; over the upload limit: 413. */
+        put: operations["putContainerUuidArchive"];
+        /** Whether a file exists in the container's working folder (before an upload overwrites it). */
+        post: operations["postContainerUuidArchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/terminal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resize the container's terminal (its open shells and the next ones). The terminal socket carries only keystrokes and output. */
+        post: operations["postTerminal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/parse/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Variables from a file (multipart/form-data, field `file`): .csv rows name,value; .json or .yml a list of {name, value} or a map. */
+        post: operations["postParseVariables"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4341,6 +4948,4640 @@ export interface operations {
                             text: string;
                             /** Format: date-time */
                             created_at: string;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSandbox: {
+        parameters: {
+            query?: {
+                execution?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                page?: number | string;
+                size?: 10 | 30 | 50 | ("10" | "30" | "50");
+                sort?: "name" | "version" | "owner" | "architecture" | "creation_date";
+                order?: "asc" | "desc";
+                search?: string;
+                mine?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                visibility?: "private" | "public";
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            sandboxes: {
+                                uuid: string;
+                                name: string;
+                                version: string;
+                                description: string;
+                                entrypoint: string;
+                                /** @enum {string} */
+                                architecture: "amd64" | "arm";
+                                gpu_required: boolean;
+                                /** @description User id of the owner (empty when none). */
+                                author_id: string;
+                                author: string;
+                                /** @description URL of the avatar, empty when there is none. */
+                                avatar: string;
+                                /** @description cpu in millicores, memory and disk in MB */
+                                constraints: {
+                                    cpu: number;
+                                    memory: number;
+                                    disk: number;
+                                };
+                                /** Format: date-time */
+                                creation_date: string;
+                                /** Format: date-time */
+                                update_date: string;
+                                history: {
+                                    action: string;
+                                    username: string;
+                                    time: string;
+                                }[];
+                                image_id: string;
+                                image_registry: string;
+                                registry_name: string;
+                                /** @description The saved image, ref@digest; empty: the source image runs. */
+                                image_ref: string;
+                                organization_id: string;
+                                mount_points: {
+                                    source: string;
+                                    destination: string;
+                                }[];
+                                permissions: {
+                                    [key: string]: {
+                                        read: boolean;
+                                        write: boolean;
+                                        execute: boolean;
+                                    };
+                                };
+                                visibility: {
+                                    /** @enum {string} */
+                                    type: "private" | "public" | "group";
+                                    locked: boolean;
+                                };
+                                /** @description The caller's access: view, edit, use, and the owner's actions. */
+                                user_access: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                    owner: boolean;
+                                };
+                                tags: string[];
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                source_image: {
+                                    image: string;
+                                    version: string;
+                                };
+                                /** @description Pending, Ready or Error (the operator). */
+                                phase: string;
+                            }[];
+                            /** @description How many match, over all pages. */
+                            total: number;
+                            page: number;
+                            size: number;
+                        } | {
+                            /** @description ?execution=true: the sandboxes the caller may use, by name, newest first. */
+                            groups: {
+                                name: string;
+                                sandboxes: {
+                                    uuid: string;
+                                    name: string;
+                                    version: string;
+                                    description: string;
+                                    entrypoint: string;
+                                    /** @enum {string} */
+                                    architecture: "amd64" | "arm";
+                                    gpu_required: boolean;
+                                    /** @description User id of the owner (empty when none). */
+                                    author_id: string;
+                                    author: string;
+                                    /** @description URL of the avatar, empty when there is none. */
+                                    avatar: string;
+                                    /** @description cpu in millicores, memory and disk in MB */
+                                    constraints: {
+                                        cpu: number;
+                                        memory: number;
+                                        disk: number;
+                                    };
+                                    /** Format: date-time */
+                                    creation_date: string;
+                                    /** Format: date-time */
+                                    update_date: string;
+                                    history: {
+                                        action: string;
+                                        username: string;
+                                        time: string;
+                                    }[];
+                                    image_id: string;
+                                    image_registry: string;
+                                    registry_name: string;
+                                    /** @description The saved image, ref@digest; empty: the source image runs. */
+                                    image_ref: string;
+                                    organization_id: string;
+                                    mount_points: {
+                                        source: string;
+                                        destination: string;
+                                    }[];
+                                    permissions: {
+                                        [key: string]: {
+                                            read: boolean;
+                                            write: boolean;
+                                            execute: boolean;
+                                        };
+                                    };
+                                    visibility: {
+                                        /** @enum {string} */
+                                        type: "private" | "public" | "group";
+                                        locked: boolean;
+                                    };
+                                    /** @description The caller's access: view, edit, use, and the owner's actions. */
+                                    user_access: {
+                                        read: boolean;
+                                        write: boolean;
+                                        execute: boolean;
+                                        owner: boolean;
+                                    };
+                                    tags: string[];
+                                    variables: {
+                                        name: string;
+                                        value: string;
+                                    }[];
+                                    source_image: {
+                                        image: string;
+                                        version: string;
+                                    };
+                                    /** @description Pending, Ready or Error (the operator). */
+                                    phase: string;
+                                }[];
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid?: string;
+                    image_id?: string;
+                    container_id?: string;
+                    name: string;
+                    version?: string;
+                    description?: string;
+                    entrypoint?: string;
+                    avatar?: string;
+                    file_avatar?: {
+                        file_name?: string;
+                        file_size?: number | string;
+                        file_body: string;
+                    };
+                    tags?: string[];
+                    variables?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    constraints?: {
+                        cpu: number | string;
+                        memory: number | string;
+                        disk: number | string;
+                    };
+                    mount_points?: {
+                        source: string;
+                        destination: string;
+                        checked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    }[];
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    gpu_required?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    permissions?: {
+                        [key: string]: {
+                            read?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            write?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            execute?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        };
+                    };
+                    source_image?: {
+                        image: string;
+                        version?: string;
+                    };
+                    visibility?: {
+                        /** @enum {string} */
+                        type?: "private" | "public" | "group";
+                        locked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    };
+                    owner?: string;
+                    prettyOwner?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    uuid?: string;
+                    image_id?: string;
+                    container_id?: string;
+                    name: string;
+                    version?: string;
+                    description?: string;
+                    entrypoint?: string;
+                    avatar?: string;
+                    file_avatar?: {
+                        file_name?: string;
+                        file_size?: number | string;
+                        file_body: string;
+                    };
+                    tags?: string[];
+                    variables?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    constraints?: {
+                        cpu: number | string;
+                        memory: number | string;
+                        disk: number | string;
+                    };
+                    mount_points?: {
+                        source: string;
+                        destination: string;
+                        checked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    }[];
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    gpu_required?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    permissions?: {
+                        [key: string]: {
+                            read?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            write?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            execute?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        };
+                    };
+                    source_image?: {
+                        image: string;
+                        version?: string;
+                    };
+                    visibility?: {
+                        /** @enum {string} */
+                        type?: "private" | "public" | "group";
+                        locked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    };
+                    owner?: string;
+                    prettyOwner?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSandbox: {
+        parameters: {
+            query?: {
+                force?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sandboxes: string[];
+                };
+                "application/x-www-form-urlencoded": {
+                    sandboxes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            deleted_sandbox: string[];
+                            workflows: {
+                                uuid: string;
+                                name: string;
+                                sandboxes: string[];
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSandboxUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putSandboxUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid?: string;
+                    image_id?: string;
+                    container_id?: string;
+                    name: string;
+                    version?: string;
+                    description?: string;
+                    entrypoint?: string;
+                    avatar?: string;
+                    file_avatar?: {
+                        file_name?: string;
+                        file_size?: number | string;
+                        file_body: string;
+                    };
+                    tags?: string[];
+                    variables?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    constraints?: {
+                        cpu: number | string;
+                        memory: number | string;
+                        disk: number | string;
+                    };
+                    mount_points?: {
+                        source: string;
+                        destination: string;
+                        checked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    }[];
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    gpu_required?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    permissions?: {
+                        [key: string]: {
+                            read?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            write?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            execute?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        };
+                    };
+                    source_image?: {
+                        image: string;
+                        version?: string;
+                    };
+                    visibility?: {
+                        /** @enum {string} */
+                        type?: "private" | "public" | "group";
+                        locked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    };
+                    owner?: string;
+                    prettyOwner?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    uuid?: string;
+                    image_id?: string;
+                    container_id?: string;
+                    name: string;
+                    version?: string;
+                    description?: string;
+                    entrypoint?: string;
+                    avatar?: string;
+                    file_avatar?: {
+                        file_name?: string;
+                        file_size?: number | string;
+                        file_body: string;
+                    };
+                    tags?: string[];
+                    variables?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    constraints?: {
+                        cpu: number | string;
+                        memory: number | string;
+                        disk: number | string;
+                    };
+                    mount_points?: {
+                        source: string;
+                        destination: string;
+                        checked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    }[];
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    gpu_required?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    permissions?: {
+                        [key: string]: {
+                            read?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            write?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                            execute?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        };
+                    };
+                    source_image?: {
+                        image: string;
+                        version?: string;
+                    };
+                    visibility?: {
+                        /** @enum {string} */
+                        type?: "private" | "public" | "group";
+                        locked?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    };
+                    owner?: string;
+                    prettyOwner?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSandboxUuidClone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putSandboxUuidVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    variables: {
+                        name: string;
+                        value: string;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    variables: {
+                        name: string;
+                        value: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putSandboxUuidName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            description: string;
+                            entrypoint: string;
+                            /** @enum {string} */
+                            architecture: "amd64" | "arm";
+                            gpu_required: boolean;
+                            /** @description User id of the owner (empty when none). */
+                            author_id: string;
+                            author: string;
+                            /** @description URL of the avatar, empty when there is none. */
+                            avatar: string;
+                            /** @description cpu in millicores, memory and disk in MB */
+                            constraints: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** Format: date-time */
+                            creation_date: string;
+                            /** Format: date-time */
+                            update_date: string;
+                            history: {
+                                action: string;
+                                username: string;
+                                time: string;
+                            }[];
+                            image_id: string;
+                            image_registry: string;
+                            registry_name: string;
+                            /** @description The saved image, ref@digest; empty: the source image runs. */
+                            image_ref: string;
+                            organization_id: string;
+                            mount_points: {
+                                source: string;
+                                destination: string;
+                            }[];
+                            permissions: {
+                                [key: string]: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                };
+                            };
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                locked: boolean;
+                            };
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            tags: string[];
+                            variables: {
+                                name: string;
+                                value: string;
+                            }[];
+                            source_image: {
+                                image: string;
+                                version: string;
+                            };
+                            /** @description Pending, Ready or Error (the operator). */
+                            phase: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSandboxUuidAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The avatar (image/png or image/jpeg). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": unknown;
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: {
+                graph?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                page?: number | string;
+                size?: 15 | 30 | 50 | ("15" | "30" | "50");
+                sort?: "name" | "version" | "owner" | "creation_date";
+                order?: "asc" | "desc";
+                search?: string;
+                mine?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                visibility?: "private" | "public" | "group";
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            workflows: ({
+                                uuid: string;
+                                name: string;
+                                /** Format: date-time */
+                                creationDate: string;
+                                tags: string[];
+                                /** @description User id of the owner (empty when none). */
+                                owner: string;
+                                prettyOwner: string;
+                                visibility: {
+                                    /** @enum {string} */
+                                    type: "private" | "public" | "group";
+                                    groups: string[];
+                                };
+                                sandboxes: {
+                                    sandbox_name: string;
+                                    variables: {
+                                        name: string;
+                                        value: string;
+                                    }[];
+                                }[];
+                                version: string;
+                                /** @description The operator's status.valid; null while it has not validated the current version. */
+                                valid: boolean | null;
+                                /** @description The caller's access: view, edit, use, and the owner's actions. */
+                                user_access: {
+                                    read: boolean;
+                                    write: boolean;
+                                    execute: boolean;
+                                    owner: boolean;
+                                };
+                            } | {
+                                uuid: string;
+                                name: string;
+                                version: string;
+                                tags: string[];
+                                /** @description The operator's status.valid; null while it has not validated the current version. */
+                                valid: boolean | null;
+                                nodes: {
+                                    id: string;
+                                    name: string;
+                                    x: number | null;
+                                    y: number | null;
+                                    src_id: string;
+                                    owner: string;
+                                    continueOnFail: boolean;
+                                    variables: {
+                                        name: string;
+                                        value: string;
+                                    }[];
+                                }[];
+                                switches: {
+                                    id: string;
+                                    x: number | null;
+                                    y: number | null;
+                                }[];
+                                edges: {
+                                    id: string;
+                                    from: string;
+                                    to: string;
+                                    /**
+                                     * @description As saved; when a kubectl object has none, what the graph makes it.
+                                     * @enum {string}
+                                     */
+                                    type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                    /** @enum {string} */
+                                    condition?: "primary" | "starting";
+                                    /** @enum {string} */
+                                    switchCondition?: "success" | "fail";
+                                    /** @enum {string} */
+                                    instanceType?: "line" | "file";
+                                    instanceInput?: string;
+                                    /** @description Absent: 1. */
+                                    instanceNumber?: number;
+                                }[];
+                            })[];
+                            /** @description How many match, over all pages. */
+                            total: number;
+                            page: number;
+                            size: number;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Ignored: the path names the workflow. */
+                    uuid?: string;
+                    name: string;
+                    version?: string;
+                    tags?: string[];
+                    visibility?: {
+                        /** @enum {string} */
+                        type: "private" | "public" | "group";
+                        groups?: string[];
+                    };
+                    nodes: {
+                        id: string;
+                        name: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                        /** @description The sandbox this node runs (its uuid). */
+                        src_id: string;
+                        /** @description Ignored: a node's owner is its sandbox's. */
+                        owner?: string;
+                        continueOnFail?: boolean;
+                        variables?: {
+                            name: string;
+                            value: string;
+                        }[];
+                    }[];
+                    switches?: {
+                        id: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                    }[];
+                    edges?: {
+                        id: string;
+                        from: string;
+                        to: string;
+                        /** @enum {string} */
+                        type?: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                        /** @enum {string} */
+                        condition?: "primary" | "starting";
+                        /** @enum {string} */
+                        switchCondition?: "success" | "fail";
+                        /** @enum {string} */
+                        instanceType?: "line" | "file";
+                        instanceInput?: string;
+                        instanceNumber?: number;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Ignored: the path names the workflow. */
+                    uuid?: string;
+                    name: string;
+                    version?: string;
+                    tags?: string[];
+                    visibility?: {
+                        /** @enum {string} */
+                        type: "private" | "public" | "group";
+                        groups?: string[];
+                    };
+                    nodes: {
+                        id: string;
+                        name: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                        /** @description The sandbox this node runs (its uuid). */
+                        src_id: string;
+                        /** @description Ignored: a node's owner is its sandbox's. */
+                        owner?: string;
+                        continueOnFail?: boolean;
+                        variables?: {
+                            name: string;
+                            value: string;
+                        }[];
+                    }[];
+                    switches?: {
+                        id: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                    }[];
+                    edges?: {
+                        id: string;
+                        from: string;
+                        to: string;
+                        /** @enum {string} */
+                        type?: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                        /** @enum {string} */
+                        condition?: "primary" | "starting";
+                        /** @enum {string} */
+                        switchCondition?: "success" | "fail";
+                        /** @enum {string} */
+                        instanceType?: "line" | "file";
+                        instanceInput?: string;
+                        instanceNumber?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workflows: string[];
+                };
+                "application/x-www-form-urlencoded": {
+                    workflows: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The deleted ids. */
+                            workflows: string[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWorkflowUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putWorkflowUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Ignored: the path names the workflow. */
+                    uuid?: string;
+                    name: string;
+                    version?: string;
+                    tags?: string[];
+                    visibility?: {
+                        /** @enum {string} */
+                        type: "private" | "public" | "group";
+                        groups?: string[];
+                    };
+                    nodes: {
+                        id: string;
+                        name: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                        /** @description The sandbox this node runs (its uuid). */
+                        src_id: string;
+                        /** @description Ignored: a node's owner is its sandbox's. */
+                        owner?: string;
+                        continueOnFail?: boolean;
+                        variables?: {
+                            name: string;
+                            value: string;
+                        }[];
+                    }[];
+                    switches?: {
+                        id: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                    }[];
+                    edges?: {
+                        id: string;
+                        from: string;
+                        to: string;
+                        /** @enum {string} */
+                        type?: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                        /** @enum {string} */
+                        condition?: "primary" | "starting";
+                        /** @enum {string} */
+                        switchCondition?: "success" | "fail";
+                        /** @enum {string} */
+                        instanceType?: "line" | "file";
+                        instanceInput?: string;
+                        instanceNumber?: number;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Ignored: the path names the workflow. */
+                    uuid?: string;
+                    name: string;
+                    version?: string;
+                    tags?: string[];
+                    visibility?: {
+                        /** @enum {string} */
+                        type: "private" | "public" | "group";
+                        groups?: string[];
+                    };
+                    nodes: {
+                        id: string;
+                        name: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                        /** @description The sandbox this node runs (its uuid). */
+                        src_id: string;
+                        /** @description Ignored: a node's owner is its sandbox's. */
+                        owner?: string;
+                        continueOnFail?: boolean;
+                        variables?: {
+                            name: string;
+                            value: string;
+                        }[];
+                    }[];
+                    switches?: {
+                        id: string;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        x?: number | null;
+                        /** @description Canvas position; null: none (laid out by the editor). */
+                        y?: number | null;
+                    }[];
+                    edges?: {
+                        id: string;
+                        from: string;
+                        to: string;
+                        /** @enum {string} */
+                        type?: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                        /** @enum {string} */
+                        condition?: "primary" | "starting";
+                        /** @enum {string} */
+                        switchCondition?: "success" | "fail";
+                        /** @enum {string} */
+                        instanceType?: "line" | "file";
+                        instanceInput?: string;
+                        instanceNumber?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postWorkflowUuidClone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putWorkflowUuidName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putWorkflowUuidVariablesSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+                sandbox: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    variables: {
+                        name: string;
+                        value: string;
+                    }[];
+                };
+                "application/x-www-form-urlencoded": {
+                    variables: {
+                        name: string;
+                        value: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putWorkflowUuidVisibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "private" | "public" | "group";
+                    groups?: string[];
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    type: "private" | "public" | "group";
+                    groups?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** Format: date-time */
+                            creationDate: string;
+                            tags: string[];
+                            /** @description User id of the owner (empty when none). */
+                            owner: string;
+                            prettyOwner: string;
+                            visibility: {
+                                /** @enum {string} */
+                                type: "private" | "public" | "group";
+                                groups: string[];
+                            };
+                            sandboxes: {
+                                /** @description The node id. */
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                owner: string;
+                                /** @description The sandbox's stored id. */
+                                sandbox_db: string;
+                                continue_on_fail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                                linked_to: {
+                                    /** @description Node id of the successor. */
+                                    destination: string;
+                                    /** @description A multi edge: the successor runs as dynamic instances. */
+                                    splitter: boolean;
+                                    /** @description instanceInput: the file (line) or folder (file) split. */
+                                    file: string;
+                                    /** @description instanceType of a multi edge: line or file; empty otherwise. */
+                                    option: string;
+                                }[];
+                                conditions: {
+                                    destination: string;
+                                    /** @enum {string} */
+                                    condition: "success" | "fail";
+                                }[];
+                            }[];
+                            version: string;
+                            /** @description The operator's status.valid; null while it has not validated the current version. */
+                            valid: boolean | null;
+                            /** @description The caller's access: view, edit, use, and the owner's actions. */
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                            nodes: {
+                                id: string;
+                                name: string;
+                                x: number | null;
+                                y: number | null;
+                                src_id: string;
+                                owner: string;
+                                continueOnFail: boolean;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                            switches: {
+                                id: string;
+                                x: number | null;
+                                y: number | null;
+                            }[];
+                            edges: {
+                                id: string;
+                                from: string;
+                                to: string;
+                                /**
+                                 * @description As saved; when a kubectl object has none, what the graph makes it.
+                                 * @enum {string}
+                                 */
+                                type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                /** @enum {string} */
+                                condition?: "primary" | "starting";
+                                /** @enum {string} */
+                                switchCondition?: "success" | "fail";
+                                /** @enum {string} */
+                                instanceType?: "line" | "file";
+                                instanceInput?: string;
+                                /** @description Absent: 1. */
+                                instanceNumber?: number;
+                            }[];
+                            /** @description The condition Valid message (kubectl describe); empty while pending. */
+                            validation_message: string;
+                            validation_errors: {
+                                code: string;
+                                message: string;
+                                node_id: string;
+                                edge_id: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFileUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description Path of the file inside the step output folder. */
+                            name: string;
+                            sandbox: string;
+                            /** @description Bytes. */
+                            size: number;
+                            /** @description ISO date: when the step that wrote it ended. */
+                            creation_time: string;
+                            path: string;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFileRunSandboxIdName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: string;
+                sandboxId: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log, as the step printed it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": unknown;
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFileRunSandboxIdSandboxFilename: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: string;
+                sandboxId: string;
+                sandbox: string;
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** @description The workflow's name; null when it is gone ('No workflow found.'). */
+                            workflow: string | null;
+                            workflow_uuid: string;
+                            group: string;
+                            /** Format: date-time */
+                            creation_time: string;
+                            /** @enum {string} */
+                            type: "schedule" | "event";
+                            /** @description The latest run ended in ERROR. */
+                            error: boolean;
+                            /** @description The operator could not schedule the session (status Invalid). */
+                            general_error: boolean;
+                            running: boolean;
+                            has_run_list: boolean;
+                            next_run: string | null;
+                            run_count: number;
+                            /** @description A plan may still start runs (schedule column: Active, else Completed). */
+                            active: boolean;
+                            plans: {
+                                /** @enum {string} */
+                                kind: "schedule" | "event";
+                                start: string | null;
+                                url: string | null;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: {
+                sessions?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The deleted ids. */
+                            sessions: string[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSessionWorkflows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            version: string;
+                            valid: boolean | null;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSessionInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The session. */
+                            schedule_id: string;
+                            /** @description The run just created. */
+                            run_uuid: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSessionFast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid: string;
+                    workflow_uuid: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    uuid: string;
+                    workflow_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The session. */
+                            schedule_id: string;
+                            /** @description The run just created. */
+                            run_uuid: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putSessionUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description POST /session/instance: the session to update; else ignored. */
+                    uuid?: string;
+                    name: string;
+                    workflow_uuid: string;
+                    group: string;
+                    /** @enum {string} */
+                    type?: "schedule" | "event";
+                    schedules?: {
+                        /** Format: date-time */
+                        start: string;
+                        /** @description Ignored: a label with a value of at least 1 makes it periodic. */
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        /** @description Kept only for a periodic plan; not before start. */
+                        end?: string | null;
+                    }[];
+                    events?: {
+                        url: string;
+                        /** @description Three digits: the status code to expect; other text: what the body must contain; empty: any 2xx. */
+                        expect?: string;
+                        periodic?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                        periodic_label?: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                        periodic_value?: number | string;
+                        end?: string | null;
+                    }[];
+                    attempts?: number | string;
+                    notifications?: string[];
+                    notify_group?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    notify_organization?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                    /** @description Per sandbox (node id or name): variables overriding the workflow’s. */
+                    session_variables?: {
+                        [key: string]: {
+                            name: string;
+                            value: string;
+                        }[];
+                    };
+                    /** @description Per sandbox (node id or name): cpu in millicores, memory and disk in MB. */
+                    sandbox_resources?: {
+                        [key: string]: {
+                            cpu: number | string;
+                            memory: number | string;
+                            disk: number | string;
+                        };
+                    };
+                    cluster_pref?: string[];
+                    has_cluster_pref?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSessionUuidClone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postSessionUuidWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            secret: string;
+                            path: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSessionUuidWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postHooksSessionUuidSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+                secret: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The session. */
+                            schedule_id: string;
+                            /** @description The run just created. */
+                            run_uuid: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getScheduleUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** @description The workflow's name; null when it is gone ('No workflow found.'). */
+                            workflow: string | null;
+                            workflow_uuid: string;
+                            group: string;
+                            /** Format: date-time */
+                            creation_time: string;
+                            /** @enum {string} */
+                            type: "schedule" | "event";
+                            /** @description The latest run ended in ERROR. */
+                            error: boolean;
+                            /** @description The operator could not schedule the session (status Invalid). */
+                            general_error: boolean;
+                            running: boolean;
+                            has_run_list: boolean;
+                            next_run: string | null;
+                            run_count: number;
+                            /** @description A plan may still start runs (schedule column: Active, else Completed). */
+                            active: boolean;
+                            plans: {
+                                /** @enum {string} */
+                                kind: "schedule" | "event";
+                                start: string | null;
+                                url: string | null;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            attempts: number;
+                            notifications: string[];
+                            notify_group: boolean;
+                            notify_organization: boolean;
+                            schedules: {
+                                /** Format: date-time */
+                                start: string;
+                                periodic: boolean;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            events: {
+                                url: string;
+                                expect: string;
+                                periodic: boolean;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            session_variables: {
+                                [key: string]: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            };
+                            sandbox_resources: {
+                                [key: string]: {
+                                    cpu: number;
+                                    memory: number;
+                                    disk: number;
+                                };
+                            };
+                            cluster_pref: string[];
+                            has_cluster_pref: boolean;
+                            /** @description A webhook secret is set. */
+                            webhook: boolean;
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEventUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** @description The workflow's name; null when it is gone ('No workflow found.'). */
+                            workflow: string | null;
+                            workflow_uuid: string;
+                            group: string;
+                            /** Format: date-time */
+                            creation_time: string;
+                            /** @enum {string} */
+                            type: "schedule" | "event";
+                            /** @description The latest run ended in ERROR. */
+                            error: boolean;
+                            /** @description The operator could not schedule the session (status Invalid). */
+                            general_error: boolean;
+                            running: boolean;
+                            has_run_list: boolean;
+                            next_run: string | null;
+                            run_count: number;
+                            /** @description A plan may still start runs (schedule column: Active, else Completed). */
+                            active: boolean;
+                            plans: {
+                                /** @enum {string} */
+                                kind: "schedule" | "event";
+                                start: string | null;
+                                url: string | null;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            attempts: number;
+                            notifications: string[];
+                            notify_group: boolean;
+                            notify_organization: boolean;
+                            schedules: {
+                                /** Format: date-time */
+                                start: string;
+                                periodic: boolean;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            events: {
+                                url: string;
+                                expect: string;
+                                periodic: boolean;
+                                periodic_label: ("minutely" | "hourly" | "daily" | "weekly" | "monthly" | "yearly") | null;
+                                periodic_value: number;
+                                end: string | null;
+                            }[];
+                            session_variables: {
+                                [key: string]: {
+                                    name: string;
+                                    value: string;
+                                }[];
+                            };
+                            sandbox_resources: {
+                                [key: string]: {
+                                    cpu: number;
+                                    memory: number;
+                                    disk: number;
+                                };
+                            };
+                            cluster_pref: string[];
+                            has_cluster_pref: boolean;
+                            /** @description A webhook secret is set. */
+                            webhook: boolean;
+                            user_access: {
+                                read: boolean;
+                                write: boolean;
+                                execute: boolean;
+                                owner: boolean;
+                            };
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRunUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            _id: string;
+                            name: string;
+                            session: string;
+                            parent_id: string;
+                            trigger: string;
+                            /** @enum {string} */
+                            status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED" | "DELETED";
+                            message: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            start: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            stop: string;
+                            group: string;
+                            owner: string;
+                            history: {
+                                username: string;
+                                sandbox: string;
+                                action: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                time: string;
+                            }[];
+                            sandbox_statuses: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                                history: {
+                                    username: string;
+                                    sandbox: string;
+                                    action: string;
+                                    /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                    time: string;
+                                }[];
+                                cluster_manager_host: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                start: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                stop: string;
+                                sub_sandbox: {
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                                    history: {
+                                        username: string;
+                                        sandbox: string;
+                                        action: string;
+                                        /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                        time: string;
+                                    }[];
+                                    cluster_manager_host: string;
+                                }[];
+                            }[];
+                            workflow: {
+                                name: string;
+                                version: string;
+                                nodes: {
+                                    id: string;
+                                    name: string;
+                                    x: number | null;
+                                    y: number | null;
+                                    src_id: string;
+                                    owner: string;
+                                    continueOnFail: boolean;
+                                    variables: {
+                                        name: string;
+                                        value: string;
+                                    }[];
+                                }[];
+                                switches: {
+                                    id: string;
+                                    x: number | null;
+                                    y: number | null;
+                                }[];
+                                edges: {
+                                    id: string;
+                                    from: string;
+                                    to: string;
+                                    /** @enum {string} */
+                                    type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                    /** @enum {string} */
+                                    condition?: "primary" | "starting";
+                                    /** @enum {string} */
+                                    switchCondition?: "success" | "fail";
+                                    /** @enum {string} */
+                                    instanceType?: "line" | "file";
+                                    instanceInput?: string;
+                                    instanceNumber?: number;
+                                }[];
+                                conditionEdges: {
+                                    id: string;
+                                    from: string;
+                                    to: string;
+                                    /** @enum {string} */
+                                    type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                    /** @enum {string} */
+                                    condition?: "primary" | "starting";
+                                    /** @enum {string} */
+                                    switchCondition?: "success" | "fail";
+                                    /** @enum {string} */
+                                    instanceType?: "line" | "file";
+                                    instanceInput?: string;
+                                    instanceNumber?: number;
+                                }[];
+                            };
+                            outputs: {
+                                name: string;
+                                sandbox: string;
+                                size: number;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                creation_time: string;
+                                path: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putRunUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "pause" | "resume" | "stop" | "retry" | "restart" | "restart_from" | "delete";
+                    /** @description restart_from: the sandbox (node name or id). */
+                    sandbox?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    action: "pause" | "resume" | "stop" | "retry" | "restart" | "restart_from" | "delete";
+                    /** @description restart_from: the sandbox (node name or id). */
+                    sandbox?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            _id: string;
+                            name: string;
+                            session: string;
+                            parent_id: string;
+                            trigger: string;
+                            /** @enum {string} */
+                            status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED" | "DELETED";
+                            message: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            start: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            stop: string;
+                            group: string;
+                            owner: string;
+                            history: {
+                                username: string;
+                                sandbox: string;
+                                action: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                time: string;
+                            }[];
+                            sandbox_statuses: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                                history: {
+                                    username: string;
+                                    sandbox: string;
+                                    action: string;
+                                    /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                    time: string;
+                                }[];
+                                cluster_manager_host: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                start: string;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                stop: string;
+                                sub_sandbox: {
+                                    name: string;
+                                    /** @enum {string} */
+                                    status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                                    history: {
+                                        username: string;
+                                        sandbox: string;
+                                        action: string;
+                                        /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                        time: string;
+                                    }[];
+                                    cluster_manager_host: string;
+                                }[];
+                            }[];
+                            workflow: {
+                                name: string;
+                                version: string;
+                                nodes: {
+                                    id: string;
+                                    name: string;
+                                    x: number | null;
+                                    y: number | null;
+                                    src_id: string;
+                                    owner: string;
+                                    continueOnFail: boolean;
+                                    variables: {
+                                        name: string;
+                                        value: string;
+                                    }[];
+                                }[];
+                                switches: {
+                                    id: string;
+                                    x: number | null;
+                                    y: number | null;
+                                }[];
+                                edges: {
+                                    id: string;
+                                    from: string;
+                                    to: string;
+                                    /** @enum {string} */
+                                    type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                    /** @enum {string} */
+                                    condition?: "primary" | "starting";
+                                    /** @enum {string} */
+                                    switchCondition?: "success" | "fail";
+                                    /** @enum {string} */
+                                    instanceType?: "line" | "file";
+                                    instanceInput?: string;
+                                    instanceNumber?: number;
+                                }[];
+                                conditionEdges: {
+                                    id: string;
+                                    from: string;
+                                    to: string;
+                                    /** @enum {string} */
+                                    type: "single" | "multi" | "switchInput" | "switchOutput" | "start";
+                                    /** @enum {string} */
+                                    condition?: "primary" | "starting";
+                                    /** @enum {string} */
+                                    switchCondition?: "success" | "fail";
+                                    /** @enum {string} */
+                                    instanceType?: "line" | "file";
+                                    instanceInput?: string;
+                                    instanceNumber?: number;
+                                }[];
+                            };
+                            outputs: {
+                                name: string;
+                                sandbox: string;
+                                size: number;
+                                /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                                creation_time: string;
+                                path: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getScheduleUuidRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            start: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            stop: string;
+                            group: string;
+                            trigger: string;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEventUuidRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            uuid: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            start: string;
+                            /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
+                            stop: string;
+                            group: string;
+                            trigger: string;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getImageName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The full name looked up, e.g. docker.io/library/python. */
+                            image: string;
+                            registry: string;
+                            versions: {
+                                value: string;
+                            }[];
+                            /** @description Set when the registry failed and only local versions are listed. */
+                            warning?: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    source_image: string;
+                    source_version: string;
+                    name: string;
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    /**
+                     * Format: uuid
+                     * @description The group whose GID the shells run with (default: the caller's first).
+                     */
+                    group?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    source_image: string;
+                    source_version: string;
+                    name: string;
+                    /** @enum {string} */
+                    architecture?: "amd64" | "arm";
+                    /**
+                     * Format: uuid
+                     * @description The group whose GID the shells run with (default: the caller's first).
+                     */
+                    group?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The container id. */
+                        result: string;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postImageUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sandbox_name?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    sandbox_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The container id. */
+                        result: string;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteImageUuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        result: true;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postImageContainerDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                container: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        result: true;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putContainerUuidArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            name: string;
+                            path: string;
+                            size: number;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postContainerUuidArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    path?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    path?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: boolean;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postTerminal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid: string;
+                    rows: number | string;
+                    cols: number | string;
+                };
+                "application/x-www-form-urlencoded": {
+                    uuid: string;
+                    rows: number | string;
+                    cols: number | string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        result: true;
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postParseVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            name: string;
+                            value: string;
                         }[];
                         status: number;
                     };

@@ -3,6 +3,7 @@ import { addNotification } from '../../../api/queries';
 import type { Notification } from '../../../api/answers';
 import type { RealtimeMessage } from './realtime-client';
 import { toasts } from '../../toasts/toast-store';
+import { applyRunMessage, runDataOf } from '../../runs/realtime';
 
 type NotificationData = NonNullable<Notification['message_data']>;
 
@@ -89,4 +90,7 @@ export function handleRealtimeMessage(client: QueryClient, message: RealtimeMess
   });
   const notification = toNotification(message);
   if (notification) addNotification(client, notification);
+  // Run messages also move the run and its session in the cache (spec 2 §4).
+  const run = runDataOf(message.message_data);
+  if (run) applyRunMessage(client, run);
 }

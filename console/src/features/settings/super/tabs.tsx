@@ -1,0 +1,19 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+
+/**
+ * The tabs of Super Settings (spec 3 §2.5), in order: the tab id (the `?tab=` of the URL and
+ * the key of its label in settings.json `super.tabs`) and its lazily loaded component. The
+ * cluster-manager issue replaces the cluster_managers entry.
+ */
+export interface SuperTab {
+  id: string;
+  Component: LazyExoticComponent<ComponentType>;
+}
+
+export const SUPER_TABS: readonly SuperTab[] = [
+  { id: 'organizations', Component: lazy(() => import('../NothingYet')) },
+  { id: 'groups', Component: lazy(() => import('../NothingYet')) },
+  { id: 'users', Component: lazy(() => import('../NothingYet')) },
+  { id: 'cluster_managers', Component: lazy(() => import('../NothingYet')) },
+  { id: 'miscellaneous', Component: lazy(() => import('../NothingYet')) },
+];

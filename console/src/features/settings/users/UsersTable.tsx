@@ -1,0 +1,179 @@
+import DeleteOutline from '@mui/icons-material/DeleteOutlined';
+import PersonAddAlt from '@mui/icons-material/PersonAddAlt';
+import SearchIcon from '@mui/icons-material/Search';
+import {
+  Button,
+  Chip,
+  IconButton,
+  InputAdornment,
+  Paper,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  TextField,
+  Tooltip,
+} from '@mui/material';
+import { useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { toastFailure, toastSuccess } from '../../toasts/outcome';
+import { ConfirmDialog } from '../common/ConfirmDialog';
+import { PAGE_SIZES, pageRows } from '../common/table';
+import { useRemoveUser } from '../queries';
+import type { UserItem } from '../types';
+import { userMatches } from './search';
+
+/**
+ * People with a search box, an Invite new User button and a delete confirmation (spec 3
+ * §2.3). Deleting removes the person from `organization` when one is given (Organization
+ * Settings), otherwise deletes the account (Super Settings, the super admin only).
+ */
+export function UsersTable({
+  users,
+  organization,
+  me,
+  showOrganizations = false,
+  toolbar,
+  onInvite,
+}: {
+  users: readonly UserItem[];
+  organization?: string;
+  me: string;
+  showOrganizations?: boolean;
+  toolbar?: ReactNode;
+  onInvite: () => void;
+}) {
+  const { t } = useTranslation('settings');
+  const remove = useRemoveUser();
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState(0);
+  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const [deleting, setDeleting] = useState<UserItem | null>(null);
+  const visible = useMemo(() => users.filter((u) => userMatches(u, search)), [users, search]);
+
+  return (
+    <Stack spacing={2}>
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
+        <TextField
+          size="small"
+          placeholder={t('search')}
+          value={search}
+          onChange={(e) => {
+            setSearch(e.target.value);
+            setPage(0);
+          }}
+          slotProps={{
+            input: {
+              startAdornment: (
+                <InputAdornment position="start">
+                  <SearchIcon fontSize="small" />
+                </InputAdornment>
+              ),
+            },
+            htmlInput: { 'aria-label': t('users.search') },
+          }}
+        />
+        {toolbar}
+        <Button
+          variant="contained"
+          startIcon={<PersonAddAlt />}
+          onClick={onInvite}
+          sx={{ ml: { sm: 'auto !important' } }}
+        >
+          {t('invite.button')}
+        </Button>
+      </Stack>
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label={t('users.table')}>
+          <TableHead>
+            <TableRow>
+              <TableCell>{t('columns.name')}</TableCell>
+              <TableCell>{t('columns.email')}</TableCell>
+              <TableCell>{t(showOrganizations ? 'columns.organizations' : 'columns.groups')}</TableCell>
+              <TableCell>{t('columns.status')}</TableCell>
+              <TableCell align="right">{t('columns.actions')}</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {visible.length === 0 && (
+              <TableRow>
+                <TableCell colSpan={5} align="center">
+                  {t('noData')}
+                </TableCell>
+              </TableRow>
+            )}
+            {pageRows(visible, page, size).map((u) => (
+              <TableRow key={u.id} hover>
+                <TableCell>{u.fullName}</TableCell>
+                <TableCell>{u.email}</TableCell>
+                <TableCell>
+                  {(showOrganizations
+                    ? u.organizations
+                    : u.groups.filter((g) => !organization || g.organization === organization)
+                  )
+                    .map((x) => x.name)
+                    .join(', ')}
+                </TableCell>
+                <TableCell>
+                  <Chip
+                    size="small"
+                    color={u.verified ? 'success' : 'default'}
+                    label={t(u.verified ? 'users.accepted' : 'users.pending')}
+                  />
+                </TableCell>
+                <TableCell align="right">
+                  <Tooltip title={t('users.delete')}>
+                    <span>
+                      <IconButton
+                        aria-label={t('users.deleteNamed', { name: u.email })}
+                        disabled={u.id === me}
+                        onClick={() => setDeleting(u)}
+                      >
+                        <DeleteOutline fontSize="small" />
+                      </IconButton>
+                    </span>
+                  </Tooltip>
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+        <TablePagination
+          component="div"
+          count={visible.length}
+          page={Math.min(page, Math.max(0, Math.ceil(visible.length / size) - 1))}
+          rowsPerPage={size}
+          rowsPerPageOptions={PAGE_SIZES}
+          onPageChange={(_e, next) => setPage(next)}
+          onRowsPerPageChange={(e) => {
+            setSize(Number(e.target.value));
+            setPage(0);
+          }}
+        />
+      </TableContainer>
+      <ConfirmDialog
+        open={Boolean(deleting)}
+        title={t('users.deleteTitle')}
+        text={t(organization ? 'users.removeText' : 'users.deleteText', { name: deleting?.email ?? '' })}
+        busy={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() =>
+          remove.mutate(
+            { user: deleting!.id, organization },
+            {
+              onSuccess: () => {
+                toastSuccess(t('users.deleted', { name: deleting!.email }));
+                setDeleting(null);
+              },
+              onError: (e) => toastFailure(e),
+            },
+          )
+        }
+      />
+    </Stack>
+  );
+}
