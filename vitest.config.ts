@@ -40,10 +40,26 @@ export default defineConfig({
         // because each starts processes of its own.
         test: {
           name: 'runs',
-          include: ['tests/runs/**/*.test.ts'],
+          include: [
+            'tests/runs/**/*.test.ts',
+            'tests/images/**/*.test.ts',
+            'tests/sandbox-builder/**/*.test.ts',
+          ],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // Issue 19: schema-driven fuzzing of every route and tenant-isolation probes, against
+        // the API in-process over a real kube-lite (each file builds its own two organizations).
+        test: {
+          name: 'hostile',
+          include: ['tests/fuzz/**/*.test.ts', 'tests/isolation/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },

@@ -6,17 +6,35 @@
 //  - memory: peak RSS and heap used of the operator process, peak RSS of this process;
 //  - one run of a 2,000-node workflow (a fan-out of 2,000 instances): it completes, Run object size.
 // Usage: npx tsx bench/runs/run.ts [runs=200] [rate=2] [fanout=2000]   (fanout=0 skips the big run)
+// SANDFLOW_RUNTIME=bwrap runs the steps on the bwrap runtime, in the busybox-static image of hack/images
+// staged in the pull cache under the name the workflow's sandboxes give (alpine:3.20).
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
 import { chain, createRun, listRuns, startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { BUSYBOX_REFERENCE, LayoutStore, buildBusyboxImage, copyImage } from '@sandflow/images';
 
 const RUNS = Number(process.argv[2] ?? 200);
 const RATE = Number(process.argv[3] ?? 2);
 const FANOUT = Number(process.argv[4] ?? 2000);
 const INPROC = process.env.OPERATOR === 'inproc';
+const RUNTIME = process.env.SANDFLOW_RUNTIME === 'bwrap' ? 'bwrap' : 'process';
+
+/** The busybox image as docker.io/library/alpine:3.20 in the runner's pull cache (no registry here). */
+async function stageImage(env: Env) {
+  const built = await buildBusyboxImage(path.join(env.dataDir, 'hack-images'));
+  await copyImage({
+    from: new LayoutStore(built.oci),
+    fromRepository: BUSYBOX_REFERENCE.split(':')[0]!,
+    reference: 'latest',
+    to: new LayoutStore(path.join(env.dataDir, 'images')),
+    toRepository: 'docker.io/library/alpine',
+    tag: '3.20',
+  });
+}
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
@@ -147,13 +165,15 @@ async function batch(env: Env, ns: string, count: number, gapMs: number) {
 
 async function main() {
   const env = await startEnv({
-    runner: { capacity: { cpu: 2000, memory: 4096 }, concurrency: 16 },
+    runner: { capacity: { cpu: 2000, memory: 4096 }, concurrency: 16, runtimeKind: RUNTIME },
     operator: operatorOptions,
   });
+  if (RUNTIME === 'bwrap') await stageImage(env);
   const child = INPROC ? undefined : await startChildOperator(env);
   await chain(env, 'paced', { a: 'true', b: 'true', c: 'true' }, { cpu: 100 });
   await chain(env, 'bench', { a: 'true', b: 'true', c: 'true' }, { cpu: 100 });
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  console.log(`runtime: ${RUNTIME}`);
   console.log(
     `load average before: ${os
       .loadavg()

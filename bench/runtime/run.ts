@@ -1,12 +1,19 @@
 // Step start latency of the bwrap runtime against the process runtime, in one run on one machine:
 // the time from Runtime.start to the step's exit for `true` (so it is start + teardown), and for the
-// bwrap runtime the same in the busybox-static image built by hack/images.
+// bwrap runtime the same in the busybox-static image built by hack/images, with the step's root as an
+// overlay (where the kernel allows it) and as a copy.
 //   npx tsx bench/runtime/run.ts [steps per runtime, default 40] [ms between steps, default 0]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBusyboxImage, localRootfsProvider } from '@sandflow/images';
-import { BwrapRuntime, ProcessRuntime, type Runtime, type StepSpec } from '@sandflow/embedded/runner';
+import {
+  BwrapRuntime,
+  ProcessRuntime,
+  overlaySupported,
+  type Runtime,
+  type StepSpec,
+} from '@sandflow/embedded/runner';
 
 const n = Number(process.argv[2] ?? 40);
 const gap = Number(process.argv[3] ?? 0);
@@ -50,14 +57,25 @@ async function measure(rt: Runtime, image?: string) {
 
 const image = await buildBusyboxImage(path.join(tmp, 'images'));
 const proc = await measure(new ProcessRuntime({ root: path.join(tmp, 'runs') }));
-const bwrap = await measure(
-  new BwrapRuntime({ root: path.join(tmp, 'runs'), rootfs: localRootfsProvider(image.unpacked) }),
-  image.reference,
-);
+const bwrapRuntime = (overlay: boolean) =>
+  new BwrapRuntime({ root: path.join(tmp, 'runs'), rootfs: localRootfsProvider(image.unpacked), overlay });
+const overlay = overlaySupported() ? await measure(bwrapRuntime(true), image.reference) : undefined;
+const bwrap = await measure(bwrapRuntime(false), image.reference);
 const f = (x: number) => x.toFixed(1);
 console.log(`steps per runtime: ${n} (\`true\`, start to exit), ${gap} ms between steps`);
 console.log(`process  p50 ${f(proc.p50)} ms  p95 ${f(proc.p95)} ms`);
+if (overlay)
+  console.log(
+    `bwrap, overlay root  p50 ${f(overlay.p50)} ms  p95 ${f(overlay.p95)} ms  (+${f(overlay.p50 - proc.p50)} ms at p50)`,
+  );
+else console.log('bwrap, overlay root: not supported here');
 console.log(
-  `bwrap    p50 ${f(bwrap.p50)} ms  p95 ${f(bwrap.p95)} ms  (+${f(bwrap.p50 - proc.p50)} ms at p50)`,
+  `bwrap, copied root   p50 ${f(bwrap.p50)} ms  p95 ${f(bwrap.p95)} ms  (+${f(bwrap.p50 - proc.p50)} ms at p50)`,
+);
+console.log(
+  `load average: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
 );
 fs.rmSync(tmp, { recursive: true, force: true });

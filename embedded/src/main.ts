@@ -10,19 +10,30 @@ import { installCrds, readCrds } from './crd-install.js';
 import { createDatabase } from './db/database.js';
 import { initPGliteDir } from './db/pglite.js';
 import { startKubeLite, type KubeLite } from './kube-lite/index.js';
-import { startRunner, type Runner } from './runner/index.js';
+import {
+  chooseRuntime,
+  RuntimeUnavailableError,
+  startRunner,
+  type Runner,
+  type RuntimeChoice,
+} from './runner/index.js';
 import { startOperator } from '@sandflow/operator';
+import { LayoutStore } from '@sandflow/images';
 import {
   ApiMetrics,
   attachRealtime,
+  attachTerminal,
   closeServices,
   createApp,
   createMailer,
   ensureSuperAdmin,
   loadApiConfig,
   migrateApi,
+  registryCredentials,
+  resourcesSynced,
   type ApiDeps,
 } from '@sandflow/api';
+import { createBuilder, reapBuilders } from './builder/index.js';
 import { machineResources } from './machine.js';
 import { loadOrCreateSecret } from './secret-file.js';
 import { consoleAssets } from './console-assets.js';
@@ -45,6 +56,9 @@ async function main(): Promise<void> {
   // Where start-up memory goes (bench/memory reads these at debug level).
   const stage = (name: string) => log.debug({ stage: name, memory: process.memoryUsage() }, 'start-up stage');
   stage('modules loaded');
+  // Embedded mode runs steps here: isolated by bwrap where it works, else (unset) as host processes.
+  const runtime: RuntimeChoice | undefined = config.kubeconfig ? undefined : chooseRuntime(config.runtime);
+  if (runtime?.warning) log.warn({ runtime: runtime.kind }, runtime.warning);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const pgliteDir = path.join(config.dataDir, 'pglite');
   const kubePgliteDir = path.join(config.dataDir, 'kube-lite', 'pglite');
@@ -93,7 +107,9 @@ async function main(): Promise<void> {
         kc,
         dataDir: config.dataDir,
         logger: log,
-        runtimeKind: config.runtime,
+        runtimeKind: runtime!.kind,
+        ...(runtime!.bwrap ? { bwrap: runtime!.bwrap } : {}),
+        registrySecret: config.registrySecret,
         // An explicit folder of unpacked images keeps the offline path; otherwise images are pulled.
         ...(process.env.SANDFLOW_IMAGES_DIR ? { imagesDir: config.imagesDir } : {}),
       })
@@ -116,13 +132,30 @@ async function main(): Promise<void> {
     SANDFLOW_JWT_SECRET:
       process.env.SANDFLOW_JWT_SECRET ?? loadOrCreateSecret(config.dataDir, 'jwt-secret', 48),
   });
+  // The sandbox builder needs bwrap: without it there is no builder (its routes answer 503), never
+  // a host shell. Containers left by a crashed process are removed first.
+  const layout = new LayoutStore(path.join(config.dataDir, 'images'));
+  await reapBuilders(config.dataDir);
+  // Step logs and output files: argo-server on a cluster; the local runner serves its routes here.
+  const argo = runner?.argoServer ?? config.argoServer;
   const apiDeps: ApiDeps = {
     db,
     kube: kc,
     logger: log.child({ component: 'api' }),
     config: apiConfig,
     mailer: createMailer({ db, smtpUrl: apiConfig.smtpUrl, from: apiConfig.mailFrom }),
+    images: { layout },
+    ...(argo ? { argo } : {}),
   };
+  const builder = runtime?.bwrap
+    ? createBuilder({
+        dataDir: config.dataDir,
+        layout,
+        bwrap: runtime.bwrap,
+        credentials: (organization) => registryCredentials(apiDeps, organization),
+      })
+    : undefined;
+  if (builder) apiDeps.builder = builder;
   await ensureSuperAdmin(apiDeps, (line) => console.log(line));
 
   let ready = true;
@@ -135,7 +168,14 @@ async function main(): Promise<void> {
     try {
       await db.raw('select 1');
       if (!ready) throw new Error('shutting down');
-      res.type('text/plain').send('ok');
+      if (!resourcesSynced(apiDeps)) throw new Error('sandboxes and workflows not listed yet');
+      // Whether steps are isolated is part of the answer: an operator checks it before trusting runs.
+      res.json({
+        status: 'ok',
+        ...(runtime
+          ? { runtime: { kind: runtime.kind, isolated: runtime.isolated, warning: runtime.warning } }
+          : {}),
+      });
     } catch (e) {
       res
         .status(503)
@@ -150,6 +190,7 @@ async function main(): Promise<void> {
   app.use(consoleAssets(config.consoleDir ?? path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);
   const realtime = attachRealtime(server, apiDeps);
+  const terminal = attachTerminal(server, apiDeps);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on 127.0.0.1:${config.port}`, { cause: e })));
     server.listen(config.port, '127.0.0.1', resolve);
@@ -164,9 +205,11 @@ async function main(): Promise<void> {
     ready = false;
     log.info({ signal }, 'stopping');
     realtime.close();
+    terminal.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await closeServices(apiDeps);
+    await builder?.close();
     await operator.stop();
     await runner?.stop();
     await kubeLite?.close();
@@ -183,7 +226,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError || (e instanceof Error && e.message.startsWith('invalid configuration:')))
+  if (
+    e instanceof ConfigError ||
+    e instanceof RuntimeUnavailableError ||
+    (e instanceof Error && e.message.startsWith('invalid configuration:'))
+  )
     console.error(e.message);
   else console.error('sandflow failed to start:', e);
   process.exit(1);

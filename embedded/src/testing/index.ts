@@ -1,5 +1,6 @@
 // @sandflow/embedded/testing: the embedded platform for cross-package tests and benchmarks (never
 // loaded by `npm start`).
+export { BwrapBuilder, reapBuilders } from '../builder/index.js';
 export { installCrds, readCrds } from '../crd-install.js';
 export { createDatabase, createTestDatabase } from '../db/database.js';
 export { startKubeLite, type KubeLite } from '../kube-lite/index.js';
