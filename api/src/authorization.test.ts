@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KINDS, Kube } from '@sandflow/kube';
 import { AUTHORIZATION, ROLES, routeKey, type Role } from './authorization.js';
+import { startTestKube, type TestKube } from './resources/test-kube.js';
+import { deleteClusterManagers } from './test-support/cluster-managers.js';
 import { createHarness, type Harness } from './test-support/harness.js';
 import { PNG_BYTES, createWorld, type Tenant, type World } from './test-support/world.js';
 
@@ -17,7 +20,15 @@ interface Case {
   ): { method: 'get' | 'post' | 'put' | 'delete'; path: string; body?: object | Buffer; type?: string };
   own: Statuses;
   other?: Statuses;
+  /**
+   * Answered against kube-lite (the cluster manager routes): each organization has a private
+   * ClusterManager, `cm-a` and `cm-b` (clusterOf).
+   */
+  kube?: true;
 }
+
+/** The private cluster manager of tenant t in the kube-lite cases. */
+const clusterOf = (w: World, t: Tenant) => (t === w.a ? 'cm-a' : 'cm-b');
 
 const ALL_OK: Statuses = [200, 200, 200, 200];
 const ADMINS_ONLY: Statuses = [200, 200, 403, 403];
@@ -150,14 +161,52 @@ const MATRIX: Record<string, Case> = {
   },
   // Role matrix: the organization admin's alone, not even the super admin's.
   'PUT /organizations/:id/disable/:clusterId': {
-    request: (_w, t) => ({ method: 'put', path: `/organizations/${t.org.id}/disable/cluster-1` }),
+    request: (w, t) => ({ method: 'put', path: `/organizations/${t.org.id}/disable/${clusterOf(w, t)}` }),
     own: [403, 200, 403, 403],
     other: [403, 404, 404, 404],
+    kube: true,
   },
   'DELETE /organizations/:id/disable/:clusterId': {
-    request: (_w, t) => ({ method: 'delete', path: `/organizations/${t.org.id}/disable/cluster-1` }),
+    request: (w, t) => ({ method: 'delete', path: `/organizations/${t.org.id}/disable/${clusterOf(w, t)}` }),
     own: [403, 200, 403, 403],
     other: [403, 404, 404, 404],
+    kube: true,
+  },
+  // Spec 3 §6: cluster managers. Everyone lists those their organization may use; the super admin
+  // renames, sets visibility and deletes; an organization admin adds and unlinks their own.
+  'GET /cluster': { request: () => ({ method: 'get', path: '/cluster' }), own: ALL_OK, kube: true },
+  'GET /admin/cluster': {
+    request: () => ({ method: 'get', path: '/admin/cluster' }),
+    own: SUPER_ONLY,
+    kube: true,
+  },
+  'POST /cluster': {
+    request: (_w, t) => ({ method: 'post', path: '/cluster', body: { organizations: [t.org.id] } }),
+    own: [201, 201, 403, 403],
+    other: [201, 403, 403, 403],
+    kube: true,
+  },
+  'DELETE /cluster/:id': {
+    request: (w, t) => ({ method: 'delete', path: `/cluster/${clusterOf(w, t)}` }),
+    own: ADMINS_ONLY,
+    other: [200, 404, 403, 403],
+    kube: true,
+  },
+  'PUT /cluster/:id/name': {
+    request: (w, t) => ({
+      method: 'put',
+      path: `/cluster/${clusterOf(w, t)}/name`,
+      body: { name: 'Rack 7' },
+    }),
+    own: SUPER_ONLY,
+    other: SUPER_ONLY,
+    kube: true,
+  },
+  'PUT /cluster/:id': {
+    request: (w, t) => ({ method: 'put', path: `/cluster/${clusterOf(w, t)}`, body: { is_public: true } }),
+    own: SUPER_ONLY,
+    other: SUPER_ONLY,
+    kube: true,
   },
   'GET /group': { request: () => ({ method: 'get', path: '/group' }), own: [200, 200, 200, 403] },
   'POST /group': {
@@ -268,7 +317,7 @@ const MATRIX: Record<string, Case> = {
 /** Switching the current organization changes what the session points at, not any data. */
 const NOT_MUTATING = new Set(['POST /preferences/organization', 'POST /parse/variables']);
 
-const countEvents = async () => Number((await h.db('events').count('* as n').first())!.n);
+const countEvents = async (on: Harness) => Number((await on.db('events').count('* as n').first())!.n);
 
 const callerOf = (w: World, role: Role) =>
   ({ admin: w.superAdmin, organization_admin: w.a.orgAdmin, group_admin: w.a.groupAdmin, user: w.a.user })[
@@ -276,11 +325,33 @@ const callerOf = (w: World, role: Role) =>
   ];
 
 let h: Harness;
+let kube: TestKube;
+/** The kube-lite harness of the `kube` cases. */
+let hk: Harness;
 beforeAll(async () => {
   h = await createHarness();
+  kube = await startTestKube();
+  hk = await createHarness({ kube: kube.kubeConfig });
 }, 60_000);
 beforeEach(() => h.reset());
-afterAll(() => h.close());
+afterAll(async () => {
+  await h.close();
+  await hk?.close();
+  await kube?.close();
+});
+
+/** Each organization's private cluster manager, afresh. */
+async function seedClusterManagers(w: World) {
+  await deleteClusterManagers(kube.kubeConfig);
+  const k = new Kube(kube.kubeConfig);
+  for (const t of [w.a, w.b])
+    await k.create(KINDS.clusterManager, undefined, {
+      apiVersion: 'sandflow.io/v1alpha1',
+      kind: 'ClusterManager',
+      metadata: { name: clusterOf(w, t) },
+      spec: { organizations: [t.org.id] },
+    });
+}
 
 describe('the authorization table', () => {
   it('covers every signed-in route of the table, and only those', () => {
@@ -307,19 +378,22 @@ describe('the authorization table', () => {
   it.each(cases)(
     '$key as $role on $side organization → $expected',
     async ({ key, side, role, expected, c }) => {
-      const w = await createWorld(h.db);
-      await h.db('platform_settings').insert({ key: 'allow_new_organization', value: 'false' });
+      const on = c.kube ? hk : h;
+      if (c.kube) await hk.reset();
+      const w = await createWorld(on.db);
+      if (c.kube) await seedClusterManagers(w);
+      await on.db('platform_settings').insert({ key: 'allow_new_organization', value: 'false' });
       const { method, path, body, type } = c.request(w, side === 'own' ? w.a : w.b);
       expect(routeKey(method, key.split(' ')[1]!)).toBe(key);
-      const token = await h.tokenFor(callerOf(w, role).id, w.a.org.id);
-      let req = h.request[method](`/api/v0${path}`).set('Authorization', `Bearer ${token}`);
+      const token = await on.tokenFor(callerOf(w, role).id, w.a.org.id);
+      let req = on.request[method](`/api/v0${path}`).set('Authorization', `Bearer ${token}`);
       if (type) req = req.type(type);
-      const eventsBefore = await countEvents();
+      const eventsBefore = await countEvents(on);
       const res = await (body ? req.send(body) : req);
       expect({ status: res.status, error: res.body.error }).toMatchObject({ status: expected });
       // Every mutating route that succeeded left an audit event; a refused one left none.
       const mutating = method !== 'get' && !NOT_MUTATING.has(key);
-      expect(await countEvents()).toBe(eventsBefore + (mutating && res.status < 300 ? 1 : 0));
+      expect(await countEvents(on)).toBe(eventsBefore + (mutating && res.status < 300 ? 1 : 0));
     },
   );
 

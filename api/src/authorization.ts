@@ -95,6 +95,16 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
     scope: { kind: 'organization', param: 'id' },
   },
 
+  // Spec 3 §7 and §6: cluster managers. Members list those their organization may use (the session
+  // form's cluster preference); organization admins add private ones for their organization and
+  // unlink them (services/clusters.ts); renaming, visibility and the full list are the super admin's.
+  'GET /cluster': { access: 'signed-in' },
+  'POST /cluster': { access: ADMINS },
+  'DELETE /cluster/:id': { access: ADMINS },
+  'PUT /cluster/:id/name': { access: SUPER },
+  'PUT /cluster/:id': { access: SUPER },
+  'GET /admin/cluster': { access: SUPER },
+
   // Spec 3 §7: groups ('group_admin: not shown' for managing groups is read as no).
   'GET /group': { access: USER_MANAGERS },
   'POST /group': { access: ADMINS },

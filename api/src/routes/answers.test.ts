@@ -1,7 +1,10 @@
+import { KINDS, Kube } from '@sandflow/kube';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routeKey } from '../authorization.js';
+import { startTestKube, type TestKube } from '../resources/test-kube.js';
 import { routeDefinitions } from '../openapi-generate.js';
 import { servicesFor } from '../services/index.js';
+import { deleteClusterManagers } from '../test-support/cluster-managers.js';
 import { FIXTURE_PASSWORD } from '../test-support/fixtures.js';
 import { createHarness, lastMailTo, tokenInMail, type Harness } from '../test-support/harness.js';
 import { PNG_BYTES, createWorld, type World } from '../test-support/world.js';
@@ -188,29 +191,13 @@ const CALLS: Record<string, (w: World) => Promise<Call>> = {
   'PUT /organizations/:id/registry': async (w) => ({
     method: 'put',
     path: `/organizations/${w.a.org.id}/registry`,
-    body: { registry: { use_custom: true, url: 'r.example', username: 'u', password: 'p' } },
+    body: { registry: { use_custom: true, url: 'https://r.example', username: 'u', password: 'p' } },
   }),
   'PUT /organizations/:id/mount': async (w) => ({
     method: 'put',
     path: `/organizations/${w.a.org.id}/mount`,
     body: { mount_points: ['data'], safe_mount: true },
   }),
-  'PUT /organizations/:id/disable/:clusterId': async (w) => ({
-    method: 'put',
-    path: `/organizations/${w.a.org.id}/disable/cluster-1`,
-    token: await as(w.a.orgAdmin.id, w.a.org.id),
-  }),
-  'DELETE /organizations/:id/disable/:clusterId': async (w) => {
-    await h
-      .db('organizations')
-      .where({ id: w.a.org.id })
-      .update({ disabled_clusters: JSON.stringify(['cluster-1']) });
-    return {
-      method: 'delete',
-      path: `/organizations/${w.a.org.id}/disable/cluster-1`,
-      token: await as(w.a.orgAdmin.id, w.a.org.id),
-    };
-  },
   'GET /group': async () => ({ method: 'get', path: '/group' }),
   'POST /group': async (w) => ({
     method: 'post',
@@ -244,6 +231,76 @@ const CALLS: Record<string, (w: World) => Promise<Call>> = {
   }),
   'GET /admin/outbox': async () => ({ method: 'get', path: '/admin/outbox' }),
 };
+
+/**
+ * The cluster manager routes, against kube-lite (harness hk, world wk): the organization a has a
+ * private ClusterManager `cm-a` (seen a minute ago) and there is the platform's.
+ */
+const KUBE_CALLS: Record<string, (w: World) => Promise<Call>> = {
+  'GET /cluster': async () => ({ method: 'get', path: '/cluster' }),
+  'GET /admin/cluster': async () => ({ method: 'get', path: '/admin/cluster' }),
+  'POST /cluster': async (w) => ({ method: 'post', path: '/cluster', body: { organizations: [w.a.org.id] } }),
+  'PUT /cluster/:id/name': async () => ({
+    method: 'put',
+    path: '/cluster/cm-a/name',
+    body: { name: 'Rack 7' },
+  }),
+  'PUT /cluster/:id': async (w) => ({
+    method: 'put',
+    path: '/cluster/cm-a',
+    body: { id: 'cm-a', organizations: [w.a.org.id, w.b.org.id], is_public: false },
+  }),
+  'DELETE /cluster/:id': async () => ({ method: 'delete', path: '/cluster/cm-a' }),
+  'PUT /organizations/:id/disable/:clusterId': async (w) => ({
+    method: 'put',
+    path: `/organizations/${w.a.org.id}/disable/cm-a`,
+    token: await hk.tokenFor(w.a.orgAdmin.id, w.a.org.id),
+  }),
+  'DELETE /organizations/:id/disable/:clusterId': async (w) => {
+    await hk
+      .db('organizations')
+      .where({ id: w.a.org.id })
+      .update({ disabled_clusters: JSON.stringify(['cm-a']) });
+    return {
+      method: 'delete',
+      path: `/organizations/${w.a.org.id}/disable/cm-a`,
+      token: await hk.tokenFor(w.a.orgAdmin.id, w.a.org.id),
+    };
+  },
+};
+
+let kube: TestKube;
+let hk: Harness;
+beforeAll(async () => {
+  kube = await startTestKube();
+  hk = await createHarness({ kube: kube.kubeConfig });
+}, 60_000);
+afterAll(async () => {
+  await hk?.close();
+  await kube?.close();
+});
+
+async function kubeWorld(): Promise<World> {
+  await hk.reset();
+  await deleteClusterManagers(kube.kubeConfig);
+  const world = await createWorld(hk.db);
+  const k = new Kube(kube.kubeConfig);
+  for (const [name, spec] of [
+    ['platform', { platformOwned: true, resources: { cpu: 4000, memory: 8192, disk: 10240 } }],
+    ['cm-a', { organizations: [world.a.org.id], title: 'Alpha rack' }],
+  ] as const) {
+    await k.create(KINDS.clusterManager, undefined, {
+      apiVersion: 'sandflow.io/v1alpha1',
+      kind: 'ClusterManager',
+      metadata: { name },
+      spec,
+    });
+    await k.patchStatus(KINDS.clusterManager, undefined, name, {
+      lastSeen: new Date(Date.now() - 60_000).toISOString(),
+    });
+  }
+  return world;
+}
 
 async function invite(w: World, email: string) {
   const res = await h.request
@@ -326,6 +383,8 @@ const ROUTES = routeDefinitions();
 const ENVELOPED = ROUTES.filter((r) => r.result && !(routeKey(r.method, r.path) in CHECKED_ELSEWHERE)).map(
   (r) => [routeKey(r.method, r.path), r] as const,
 );
+const ON_KUBE = ENVELOPED.filter(([key]) => key in KUBE_CALLS);
+const OFF_KUBE = ENVELOPED.filter(([key]) => !(key in KUBE_CALLS));
 
 describe('route answers', () => {
   it.each(ROUTES.map((r) => [routeKey(r.method, r.path), r] as const))(
@@ -336,13 +395,13 @@ describe('route answers', () => {
   );
 
   it('has one request below for every route that answers the envelope', () => {
-    expect(Object.keys(CALLS).sort()).toEqual(ENVELOPED.map(([key]) => key).sort());
+    expect(Object.keys({ ...CALLS, ...KUBE_CALLS }).sort()).toEqual(ENVELOPED.map(([key]) => key).sort());
   });
 
-  it.each(ENVELOPED)('%s answers what its result schema describes', async (key, r) => {
-    const call = await CALLS[key]!(w);
-    const token = call.token === undefined ? await as(w.superAdmin.id, w.a.org.id) : call.token;
-    let req = h.request[call.method](`/api/v0${call.path}`);
+  async function check(on: Harness, world: World, call: Call, r: (typeof ENVELOPED)[number][1]) {
+    const token =
+      call.token === undefined ? await on.tokenFor(world.superAdmin.id, world.a.org.id) : call.token;
+    let req = on.request[call.method](`/api/v0${call.path}`);
     if (token) req = req.set('Authorization', `Bearer ${token}`);
     const res = await (call.body ? req.send(call.body) : req);
     expect(res.body.error).toBeUndefined();
@@ -350,5 +409,14 @@ describe('route answers', () => {
     const parsed = r.result!.safeParse(res.body.result);
     expect(parsed.error?.issues ?? []).toEqual([]);
     if (Array.isArray(res.body.result)) expect(res.body.result.length).toBeGreaterThan(0);
+  }
+
+  it.each(OFF_KUBE)('%s answers what its result schema describes', async (key, r) => {
+    await check(h, w, await CALLS[key]!(w), r);
+  });
+
+  it.each(ON_KUBE)('%s answers what its result schema describes (kube-lite)', async (key, r) => {
+    const world = await kubeWorld();
+    await check(hk, world, await KUBE_CALLS[key]!(world), r);
   });
 });

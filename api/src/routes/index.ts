@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../http/route.js';
 import type { Services } from '../services/index.js';
 import { authRoutes } from './auth.js';
+import { clusterRoutes } from './clusters.js';
 import { containerRoutes } from './containers.js';
 import { fileRoutes } from './files.js';
 import { groupRoutes } from './groups.js';
@@ -27,6 +28,7 @@ export function allRoutes(services: Services): RouteDefinition[] {
     ...meRoutes(services),
     ...illuminaRoutes(services),
     ...organizationRoutes(services),
+    ...clusterRoutes(services),
     ...groupRoutes(services),
     ...userRoutes(services),
     ...outboxRoutes(services),

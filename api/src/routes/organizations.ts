@@ -4,6 +4,8 @@ import { idParams, zBool, zName, zResources, zStringList, zText, zUuid } from '.
 import { ALGORITHMS, zDone, zOrganizationResult, zResourcesResult } from './results.js';
 import type { Services } from '../services/index.js';
 import { normalizeMountPoints } from '../services/organizations.js';
+import { nextRegistry, type StoredRegistry } from '../services/clusters-registry.js';
+import { zClusterId } from './clusters.js';
 
 const resources = zResourcesResult;
 const capacityResult = z.object({
@@ -44,8 +46,8 @@ const organizationUpdate = z
   .strict();
 
 export function organizationRoutes(services: Services): RouteDefinition[] {
-  const { organizations } = services;
-  const clusterParams = z.object({ id: zUuid, clusterId: zText(100, { min: 1 }) }).strict();
+  const { organizations, clusters } = services;
+  const clusterParams = z.object({ id: zUuid, clusterId: zClusterId }).strict();
   return [
     route({
       method: 'get',
@@ -144,7 +146,10 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       method: 'put',
       path: '/organizations/:id/registry',
       tag: 'organizations',
-      summary: "Set the organization's image registry.",
+      summary:
+        "Set the organization's image registry: the platform's, or a private one (http(s) URL); its " +
+        'account becomes a kubernetes.io/dockerconfigjson Secret in the organization namespace. The ' +
+        "password is never answered; sending '********' (or nothing) keeps the stored one.",
       params: idParams,
       body: z.object({
         id: zUuid.optional(),
@@ -159,32 +164,38 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       }),
       result: zOrganizationResult,
       async handler({ caller, params, body }) {
-        return organizations.patch(
-          caller!,
-          params.id,
-          { registry: JSON.stringify(body.registry) },
-          'registry',
-        );
+        const org = await organizations.get(params.id);
+        const registry = nextRegistry(org.registry as StoredRegistry | null, body.registry);
+        await clusters.saveRegistrySecret({ id: org.id, slug: org.slug }, registry);
+        return organizations.patch(caller!, params.id, { registry: JSON.stringify(registry) }, 'registry');
       },
     }),
     route({
       method: 'put',
       path: '/organizations/:id/mount',
       tag: 'organizations',
-      summary: 'Set mount points (double slashes collapsed; /mnt prefix with safe mount).',
+      summary:
+        'Set the base path and mount points (double slashes collapsed, empty rows dropped, /mnt prefix ' +
+        'with safe mount; a row outside the base path is refused). No base_path: the stored one stays.',
       params: idParams,
       body: z.object({
         id: zUuid.optional(),
+        base_path: zText(500).optional(),
         mount_points: z.array(zText(500)).max(100).default([]),
         safe_mount: zBool,
       }),
       result: zOrganizationResult,
       async handler({ caller, params, body }) {
-        const mountPoints = normalizeMountPoints(body.mount_points, body.safe_mount);
+        const stored = (await organizations.get(params.id)).mount_base as string;
+        const { base, points } = normalizeMountPoints(
+          body.mount_points,
+          body.safe_mount,
+          body.base_path ?? stored,
+        );
         return organizations.patch(
           caller!,
           params.id,
-          { mount_points: JSON.stringify(mountPoints), safe_mount: body.safe_mount },
+          { mount_points: JSON.stringify(points), safe_mount: body.safe_mount, mount_base: base },
           'mount',
         );
       },
@@ -193,10 +204,13 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       method: 'put',
       path: '/organizations/:id/disable/:clusterId',
       tag: 'organizations',
-      summary: 'Disable a cluster manager for this organization.',
+      summary:
+        'Disable a cluster manager for this organization (its scheduling skips it); 404 for one the ' +
+        'organization may not use.',
       params: clusterParams,
       result: zOrganizationResult,
       async handler({ caller, params }) {
+        await clusters.setDisabled(params.id, params.clusterId, true);
         return organizations.setClusterDisabled(caller!, params.id, params.clusterId, true);
       },
     }),
@@ -208,6 +222,7 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       params: clusterParams,
       result: zOrganizationResult,
       async handler({ caller, params }) {
+        await clusters.setDisabled(params.id, params.clusterId, false);
         return organizations.setClusterDisabled(caller!, params.id, params.clusterId, false);
       },
     }),

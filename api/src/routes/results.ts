@@ -58,6 +58,7 @@ export const zOrganizationResult = z.strictObject({
     .describe('The image registry; the password is never sent back.'),
   mount_points: z.array(z.string()),
   safe_mount: z.boolean(),
+  base_path: z.string().describe('Every mount point lives under it (spec 3 §2.3 Mount Points).'),
   algorithm: z.enum(ALGORITHMS),
   disabled_clusters: z.array(z.string()),
   role: zRole.optional().describe("The caller's role in it (lists and the current organization)."),

@@ -31,6 +31,7 @@ import { createSessionService } from './sessions.js';
 import { createReplicaBus, postgresTransport, type ReplicaBus } from './replica-bus.js';
 import { createTokenService } from './tokens.js';
 import { createClusterTokenService } from './cluster-tokens.js';
+import { createClusterService } from './clusters.js';
 
 /** What the launcher hands to `createApp` and `attachRealtime`. */
 export interface ApiDeps {
@@ -128,6 +129,14 @@ function buildServices(deps: ApiDeps) {
       deps.clusterCapacity ??
       (deps.kube && !('syncGroup' in deps.kube) ? kubeClusterCapacity(deps.kube, logger) : async () => null),
   });
+  // Cluster managers (ClusterManager resources) and the organization registry Secrets.
+  const clusters = createClusterService({
+    db,
+    kubeConfig: deps.kube && !('syncGroup' in deps.kube) ? deps.kube : null,
+    tokens: clusterTokens,
+    events,
+    logger,
+  });
   const images = createImageService({ db, preferences, images: deps.images ?? {} });
   const containers = createContainerService({
     db,
@@ -211,6 +220,7 @@ function buildServices(deps: ApiDeps) {
     realtime,
     tokens,
     clusterTokens,
+    clusters,
     events,
     notifications,
     preferences,

@@ -75,6 +75,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
       registry: redactRegistry(row.registry as Registry | null),
       mount_points: row.mount_points,
       safe_mount: row.safe_mount,
+      base_path: row.mount_base,
       algorithm: row.algorithm,
       disabled_clusters: row.disabled_clusters,
       ...(role ? { role } : {}),
@@ -283,6 +284,14 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     /** algorithm, registry, mount points, disabled clusters: plain column updates with an event. */
     patch,
 
+    /** A deleted cluster manager leaves no organization's disabled list. */
+    async forgetCluster(clusterId: string) {
+      await db('organizations')
+        .whereRaw('disabled_clusters @> ?::jsonb', [JSON.stringify([clusterId])])
+        .update({ disabled_clusters: db.raw('disabled_clusters - ?::text', [clusterId]) });
+      readCachesFor(db).wrote(db, 'organizations');
+    },
+
     /** Takes a cluster manager out of (or back into) the organization's scheduling. */
     async setClusterDisabled(actor: Caller, id: string, clusterId: string, disabled: boolean) {
       const org = await get(id);
@@ -337,13 +346,41 @@ function redactRegistry(registry: Registry | null): Registry {
   return { ...rest, password: password ? '********' : '' };
 }
 
-/** Spec 3 §5: double slashes collapse; with safe mount everything lives under /mnt; empty rows go. */
-export function normalizeMountPoints(points: string[], safeMount: boolean): string[] {
-  return points
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0)
-    .map((p) => `/${p}`.replace(/\/{2,}/g, '/'))
-    .map((p) => (safeMount && !/^\/mnt(\/|$)/.test(p) ? `/mnt${p}` : p));
+/** `//` collapsed, a leading `/`, no trailing `/`; `.` and `..` segments are refused (they would escape). */
+function cleanPath(path: string, field: string): string {
+  const collapsed = `/${path.trim()}`.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  if (collapsed.split('/').some((segment) => segment === '..' || segment === '.'))
+    throw unprocessable(`${field}: must not contain . or .. segments`);
+  return collapsed;
+}
+
+const underMnt = (p: string) => (/^\/mnt(\/|$)/.test(p) ? p : `/mnt${p === '/' ? '' : p}`);
+const within = (p: string, base: string) => base === '/' || p === base || p.startsWith(`${base}/`);
+
+/**
+ * Spec 3 §5 mount points: double slashes collapse; with safe mount everything lives under /mnt
+ * (the base path and each row get the prefix); empty rows go, repeated ones are kept once. A
+ * relative row is taken inside the base path; an absolute one outside it is refused (422 naming
+ * the row). No base path given: '/mnt' with safe mount, else '/'.
+ */
+export function normalizeMountPoints(
+  points: string[],
+  safeMount: boolean,
+  basePath?: string,
+): { base: string; points: string[] } {
+  let base = cleanPath(basePath?.trim() || (safeMount ? '/mnt' : '/'), 'base_path');
+  if (safeMount) base = underMnt(base);
+  const out: string[] = [];
+  points.forEach((raw, i) => {
+    const row = raw.trim();
+    if (!row) return;
+    const field = `mount_points.${i}`;
+    let path = row.startsWith('/') ? cleanPath(row, field) : cleanPath(`${base}/${row}`, field);
+    if (safeMount) path = underMnt(path);
+    if (!within(path, base)) throw unprocessable(`${field}: ${row} is outside the base path ${base}`);
+    if (!out.includes(path)) out.push(path);
+  });
+  return { base, points: out };
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>;

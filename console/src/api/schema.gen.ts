@@ -563,7 +563,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set the organization's image registry. */
+        /** Set the organization's image registry: the platform's, or a private one (http(s) URL); its account becomes a kubernetes.io/dockerconfigjson Secret in the organization namespace. The password is never answered; sending '********' (or nothing) keeps the stored one. */
         put: operations["putOrganizationsIdRegistry"];
         post?: never;
         delete?: never;
@@ -580,7 +580,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set mount points (double slashes collapsed; /mnt prefix with safe mount). */
+        /** Set the base path and mount points (double slashes collapsed, empty rows dropped, /mnt prefix with safe mount; a row outside the base path is refused). No base_path: the stored one stays. */
         put: operations["putOrganizationsIdMount"];
         post?: never;
         delete?: never;
@@ -597,11 +597,81 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Disable a cluster manager for this organization. */
+        /** Disable a cluster manager for this organization (its scheduling skips it); 404 for one the organization may not use. */
         put: operations["putOrganizationsIdDisableClusterId"];
         post?: never;
         /** Re-enable a cluster manager for this organization. */
         delete: operations["deleteOrganizationsIdDisableClusterId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cluster managers: all for the super admin, otherwise those the current organization may use (public, platform-owned or assigned to it). */
+        get: operations["getCluster"];
+        put?: never;
+        /** Add a cluster manager and answer the token its agent registers with (shown only here; stored hashed). An organization admin adds a private one for their own organization. */
+        post: operations["postCluster"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/cluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every cluster manager (super admin). */
+        get: operations["getAdminCluster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cluster/{id}/name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rename a cluster manager (super admin). */
+        put: operations["putClusterIdName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cluster/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Make a cluster manager public, or private to the organizations listed (super admin). */
+        put: operations["putClusterId"];
+        post?: never;
+        /** Delete a cluster manager (super admin; never the platform one: 409) and revoke its tokens; an organization admin unlinks it from their organization (deleting it when it was private to that organization alone). */
+        delete: operations["deleteClusterId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2208,6 +2278,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3105,6 +3177,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3212,6 +3286,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3440,6 +3516,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3581,6 +3659,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3680,6 +3760,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3791,6 +3873,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3836,6 +3920,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     id?: string;
+                    base_path?: string;
                     /** @default [] */
                     mount_points?: string[];
                     safe_mount: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
@@ -3843,6 +3928,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** Format: uuid */
                     id?: string;
+                    base_path?: string;
                     /** @default [] */
                     mount_points?: string[];
                     safe_mount: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
@@ -3896,6 +3982,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -3985,6 +4073,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -4074,6 +4164,8 @@ export interface operations {
                             };
                             mount_points: string[];
                             safe_mount: boolean;
+                            /** @description Every mount point lives under it (spec 3 §2.3 Mount Points). */
+                            base_path: string;
                             /** @enum {string} */
                             algorithm: "round_robin" | "fill_all" | "fill_one";
                             disabled_clusters: string[];
@@ -4083,6 +4175,443 @@ export interface operations {
                              */
                             role?: "admin" | "organization_admin" | "group_admin" | "user";
                         };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The ClusterManager name. */
+                            id: string;
+                            /** @description Same as id (the session form names clusters by uuid). */
+                            uuid: string;
+                            /** @description The title, else the label (hostname), else the id. */
+                            name: string;
+                            title: string;
+                            /** @description Label or hostname the agent reported. */
+                            label: string;
+                            version: string;
+                            /** @description The ID column of the table. */
+                            address: string;
+                            /** @description millicores */
+                            cpu: number;
+                            /** @description MB */
+                            memory: number;
+                            /** @description MB */
+                            disk: number;
+                            /** @description Organizations a private cluster manager is assigned to. */
+                            organizations: string[];
+                            public: boolean;
+                            active: boolean;
+                            /** @description The platform-owned cluster manager; it cannot be deleted. */
+                            isIlluminia: boolean;
+                            /** Format: date-time */
+                            creationDate: string;
+                            /** @description Last heartbeat; null: its agent never connected. */
+                            lastUpdate: string | null;
+                            /** @description Seen within 3 minutes. */
+                            isAlive: boolean;
+                            /**
+                             * @description < 2 min, 2-3 min, > 3 min since lastUpdate.
+                             * @enum {string}
+                             */
+                            connection: "connected" | "connecting" | "closed";
+                            /** @description The caller's current organization disabled it for itself. */
+                            disabled: boolean;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organizations?: string[];
+                    public?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+                "application/x-www-form-urlencoded": {
+                    organizations?: string[];
+                    public?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The new ClusterManager. */
+                            id: string;
+                            /** Format: uuid */
+                            token_id: string;
+                            /** @description Give it to `sandflow agent --token`; it is never shown again. */
+                            token: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAdminCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The ClusterManager name. */
+                            id: string;
+                            /** @description Same as id (the session form names clusters by uuid). */
+                            uuid: string;
+                            /** @description The title, else the label (hostname), else the id. */
+                            name: string;
+                            title: string;
+                            /** @description Label or hostname the agent reported. */
+                            label: string;
+                            version: string;
+                            /** @description The ID column of the table. */
+                            address: string;
+                            /** @description millicores */
+                            cpu: number;
+                            /** @description MB */
+                            memory: number;
+                            /** @description MB */
+                            disk: number;
+                            /** @description Organizations a private cluster manager is assigned to. */
+                            organizations: string[];
+                            public: boolean;
+                            active: boolean;
+                            /** @description The platform-owned cluster manager; it cannot be deleted. */
+                            isIlluminia: boolean;
+                            /** Format: date-time */
+                            creationDate: string;
+                            /** @description Last heartbeat; null: its agent never connected. */
+                            lastUpdate: string | null;
+                            /** @description Seen within 3 minutes. */
+                            isAlive: boolean;
+                            /**
+                             * @description < 2 min, 2-3 min, > 3 min since lastUpdate.
+                             * @enum {string}
+                             */
+                            connection: "connected" | "connecting" | "closed";
+                            /** @description The caller's current organization disabled it for itself. */
+                            disabled: boolean;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putClusterIdName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The ClusterManager name. */
+                            id: string;
+                            /** @description Same as id (the session form names clusters by uuid). */
+                            uuid: string;
+                            /** @description The title, else the label (hostname), else the id. */
+                            name: string;
+                            title: string;
+                            /** @description Label or hostname the agent reported. */
+                            label: string;
+                            version: string;
+                            /** @description The ID column of the table. */
+                            address: string;
+                            /** @description millicores */
+                            cpu: number;
+                            /** @description MB */
+                            memory: number;
+                            /** @description MB */
+                            disk: number;
+                            /** @description Organizations a private cluster manager is assigned to. */
+                            organizations: string[];
+                            public: boolean;
+                            active: boolean;
+                            /** @description The platform-owned cluster manager; it cannot be deleted. */
+                            isIlluminia: boolean;
+                            /** Format: date-time */
+                            creationDate: string;
+                            /** @description Last heartbeat; null: its agent never connected. */
+                            lastUpdate: string | null;
+                            /** @description Seen within 3 minutes. */
+                            isAlive: boolean;
+                            /**
+                             * @description < 2 min, 2-3 min, > 3 min since lastUpdate.
+                             * @enum {string}
+                             */
+                            connection: "connected" | "connecting" | "closed";
+                            /** @description The caller's current organization disabled it for itself. */
+                            disabled: boolean;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putClusterId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string;
+                    /** Format: uuid */
+                    token_id?: string;
+                    organizations?: string[];
+                    is_public?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+                "application/x-www-form-urlencoded": {
+                    id?: string;
+                    /** Format: uuid */
+                    token_id?: string;
+                    organizations?: string[];
+                    is_public?: boolean | ("0" | "1" | "true" | "false" | "on" | "off");
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The ClusterManager name. */
+                            id: string;
+                            /** @description Same as id (the session form names clusters by uuid). */
+                            uuid: string;
+                            /** @description The title, else the label (hostname), else the id. */
+                            name: string;
+                            title: string;
+                            /** @description Label or hostname the agent reported. */
+                            label: string;
+                            version: string;
+                            /** @description The ID column of the table. */
+                            address: string;
+                            /** @description millicores */
+                            cpu: number;
+                            /** @description MB */
+                            memory: number;
+                            /** @description MB */
+                            disk: number;
+                            /** @description Organizations a private cluster manager is assigned to. */
+                            organizations: string[];
+                            public: boolean;
+                            active: boolean;
+                            /** @description The platform-owned cluster manager; it cannot be deleted. */
+                            isIlluminia: boolean;
+                            /** Format: date-time */
+                            creationDate: string;
+                            /** @description Last heartbeat; null: its agent never connected. */
+                            lastUpdate: string | null;
+                            /** @description Seen within 3 minutes. */
+                            isAlive: boolean;
+                            /**
+                             * @description < 2 min, 2-3 min, > 3 min since lastUpdate.
+                             * @enum {string}
+                             */
+                            connection: "connected" | "connecting" | "closed";
+                            /** @description The caller's current organization disabled it for itself. */
+                            disabled: boolean;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteClusterId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Always true: the change was made. */
+                        result: boolean;
                         status: number;
                     };
                 };

@@ -1,0 +1,97 @@
+import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { isAlreadyExists, isNotFound, LABELS } from '@sandflow/kube';
+import { unprocessable } from '../errors.js';
+
+/** The organization's private-registry account in its namespace; runs and builders pull with it. */
+export const REGISTRY_SECRET = 'sandflow-registry';
+/** What GET answers in place of a stored password. */
+export const REDACTED = '********';
+
+export interface RegistryInput {
+  use_custom: boolean;
+  url?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+}
+
+export interface StoredRegistry {
+  use_custom: boolean;
+  url?: string;
+  username?: string;
+  password?: string;
+}
+
+/** Spec 3 §2.3 / issue 16: a private registry needs an http(s) URL. */
+export function registryUrl(url: string | undefined): string {
+  const text = (url ?? '').trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw unprocessable('registry.url: must be an http(s) URL, e.g. https://registry.example.org');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw unprocessable('registry.url: must be an http(s) URL, e.g. https://registry.example.org');
+  if (parsed.username || parsed.password)
+    throw unprocessable('registry.url: put the account in username and password, not in the URL');
+  return text.replace(/\/+$/, '');
+}
+
+/**
+ * What is stored after a save. The form gets the password back only as '********', so that (or
+ * nothing) keeps the stored one while the URL and username stay; anything else replaces it.
+ * A private registry needs an http(s) URL; a password needs a username.
+ */
+export function nextRegistry(stored: StoredRegistry | null, input: RegistryInput): StoredRegistry {
+  if (!input.use_custom) return { use_custom: false };
+  const url = registryUrl(input.url);
+  const username = input.username?.trim() ?? '';
+  const sameAccount =
+    stored?.use_custom === true && stored.url === url && (stored.username ?? '') === username;
+  const unchanged = input.password === undefined || input.password === '' || input.password === REDACTED;
+  // The stored password belongs to the stored URL and username: it never follows a new one.
+  if (input.password === REDACTED && !sameAccount && stored?.password)
+    throw unprocessable('registry.password: enter the password again for a new URL or username');
+  const password = unchanged ? (sameAccount ? (stored?.password ?? '') : '') : input.password!;
+  if (password && !username) throw unprocessable('registry.username: needed with a password');
+  return { use_custom: true, url, ...(username ? { username } : {}), ...(password ? { password } : {}) };
+}
+
+/** The `.dockerconfigjson` of one registry account. */
+export function dockerConfigJson(registry: StoredRegistry): string {
+  const host = new URL(registry.url!).host;
+  const auth = Buffer.from(`${registry.username}:${registry.password}`).toString('base64');
+  return JSON.stringify({
+    auths: { [host]: { username: registry.username, password: registry.password, auth } },
+  });
+}
+
+/**
+ * Writes (or removes) the organization's `kubernetes.io/dockerconfigjson` Secret, which the runtime
+ * and the builder read in the organization namespace. No Kubernetes API (unit tests): nothing to do.
+ */
+export function registrySecrets(kubeConfig: KubeConfig | null) {
+  const core = kubeConfig?.makeApiClient(CoreV1Api) ?? null;
+  return async function sync(namespace: string, organizationId: string, registry: StoredRegistry) {
+    if (!core) return;
+    if (!registry.use_custom || !registry.username || !registry.password) {
+      try {
+        await core.deleteNamespacedSecret({ namespace, name: REGISTRY_SECRET });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      return;
+    }
+    const body: V1Secret = {
+      metadata: { name: REGISTRY_SECRET, namespace, labels: { [LABELS.organization]: organizationId } },
+      type: 'kubernetes.io/dockerconfigjson',
+      stringData: { '.dockerconfigjson': dockerConfigJson(registry) },
+    };
+    try {
+      await core.createNamespacedSecret({ namespace, body });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      await core.replaceNamespacedSecret({ namespace, name: REGISTRY_SECRET, body });
+    }
+  };
+}
