@@ -31,7 +31,6 @@ import {
   useSession,
   useSessionWorkflows,
 } from './queries';
-import { rawApi } from './raw';
 import type { SessionType } from './types';
 import { useTimedLock } from './useTimedLock';
 import { VariablesPanel, type SandboxDefaults } from './VariablesPanel';
@@ -55,11 +54,11 @@ export default function SessionFormPage() {
   const workflows = useSessionWorkflows();
   const groups = useMyGroups();
   const contacts = useContacts();
-  // Spec 3's GET /cluster (uuid, label, name); the API has no such route yet, so the picker stays on
+  // Spec 3's GET /cluster: the cluster managers this organization may use; the picker stays on
   // 'Any' (disabled) until it answers.
   const clusters = useQuery({
     queryKey: ['sessions', 'clusters'],
-    queryFn: async () => (await unwrap(rawApi.GET('/cluster'))) as ClusterOption[],
+    queryFn: async (): Promise<ClusterOption[]> => await unwrap(api.GET('/cluster')),
     retry: false,
     staleTime: 60_000,
   });
