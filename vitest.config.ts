@@ -52,6 +52,18 @@ export default defineConfig({
         },
       },
       {
+        // Issue 19: schema-driven fuzzing of every route of api/openapi.yaml, against the API
+        // in-process over a real kube-lite (each file builds its own two organizations).
+        test: {
+          name: 'hostile',
+          include: ['tests/fuzz/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['tests/start/**/*.test.ts', 'tests/console/**/*.test.ts'],

@@ -1,4 +1,5 @@
 export { createApp, API_BASE } from './app.js';
+export { answerClientErrors } from './http/client-errors.js';
 export { ApiMetrics, type ApiMetricsOptions } from './metrics.js';
 export { attachRealtime, REALTIME_PATH, ACK } from './realtime.js';
 export { attachTerminal } from './terminal.js';

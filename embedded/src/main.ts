@@ -21,6 +21,7 @@ import { startOperator } from '@sandflow/operator';
 import { LayoutStore } from '@sandflow/images';
 import {
   ApiMetrics,
+  answerClientErrors,
   attachRealtime,
   attachTerminal,
   closeServices,
@@ -189,6 +190,7 @@ async function main(): Promise<void> {
   // The console's built files (`npm start` builds them first when stale).
   app.use(consoleAssets(config.consoleDir ?? path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);
+  answerClientErrors(server); // the JSON envelope, not a bare 431/400, for requests Node's parser refuses
   const realtime = attachRealtime(server, apiDeps);
   const terminal = attachTerminal(server, apiDeps);
   await new Promise<void>((resolve, reject) => {

@@ -34,6 +34,11 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
     if (error instanceof DomainError) {
       ({ code, message } = error);
       status = STATUS[error.kind];
+    } else if (isUndecodableParam(error)) {
+      // The router could not percent-decode a path segment (e.g. %ED%A0%80, a lone surrogate).
+      status = 400;
+      code = 'bad_request';
+      message = `path: ${error.message.replace(/^Failed to decode param/, 'cannot decode')} (not valid UTF-8)`;
     } else if (isBodyParserError(error)) {
       // Malformed JSON, oversized or undecodable bodies are the client's fault.
       status = error.status;
@@ -50,4 +55,9 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
 function isBodyParserError(error: unknown): error is { status: number; type: string; message: string } {
   const e = error as { status?: unknown; type?: unknown; expose?: unknown };
   return typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && typeof e.type === 'string';
+}
+
+/** What Express's router throws when a path parameter is not valid percent-encoded UTF-8. */
+function isUndecodableParam(error: unknown): error is URIError & { status: 400 } {
+  return error instanceof URIError && (error as { status?: unknown }).status === 400;
 }

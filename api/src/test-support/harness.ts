@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import supertest from 'supertest';
 import { createApp } from '../app.js';
+import { answerClientErrors } from '../http/client-errors.js';
 import { defaultApiConfig, type ApiConfig } from '../config.js';
 import { attachRealtime } from '../realtime.js';
 import { attachTerminal } from '../terminal.js';
@@ -94,6 +95,7 @@ export async function createHarness(
     },
     async listen() {
       server = app.listen(0, '127.0.0.1');
+      answerClientErrors(server);
       await new Promise((resolve) => server!.once('listening', resolve));
       realtime = attachRealtime(server, deps);
       terminal = attachTerminal(server, deps);
