@@ -64,6 +64,16 @@ export default defineConfig({
         },
       },
       {
+        // charts/sandflow through helm (built by hack/envtest/build.sh, cached in .cache/envtest/bin).
+        test: {
+          name: 'chart',
+          include: ['tests/chart/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/chart/global-setup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['tests/start/**/*.test.ts', 'tests/console/**/*.test.ts'],

@@ -1,0 +1,353 @@
+// charts/sandflow through the real helm (built by hack/envtest/build.sh; see global-setup.ts):
+// lint, golden renders for several values sets, the CRDs kept equal to crds/, least-privilege
+// RBAC, and values that make no sense refused by values.schema.json with a message naming them.
+// UPDATE_GOLDEN=1 rewrites tests/chart/golden/ after an intended change (review the diff).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, inject, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const chart = path.join(root, 'charts/sandflow');
+const golden = path.join(import.meta.dirname, 'golden');
+const helm = inject('helm');
+// Helm built from source reports Kubernetes v1.20 by default; the chart needs >= 1.29.
+const KUBE_VERSION = '1.33.0';
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+function runHelm(args: string[]) {
+  const r = spawnSync(helm, args, { cwd: root, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function render(valuesFile: string | undefined, extra: string[] = []) {
+  return runHelm([
+    'template',
+    'sandflow',
+    chart,
+    '--namespace',
+    'sandflow',
+    '--kube-version',
+    KUBE_VERSION,
+    ...(valuesFile ? ['-f', path.join(chart, 'ci', valuesFile)] : []),
+    ...extra,
+  ]);
+}
+
+function manifests(yamlText: string): Manifest[] {
+  return parseAllDocuments(yamlText)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+const find = (all: Manifest[], kind: string, name?: string) =>
+  all.filter((m) => m.kind === kind && (name === undefined || m.metadata.name === name));
+
+type Container = {
+  name: string;
+  image: string;
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
+  readinessProbe?: { httpGet?: { path: string } };
+  securityContext?: Record<string, unknown>;
+};
+type PodSpec = {
+  securityContext?: Record<string, unknown>;
+  containers: Container[];
+  serviceAccountName?: string;
+};
+const podSpec = (m: Manifest) => (m.spec as { template: { spec: PodSpec } }).template.spec;
+const replicas = (m: Manifest) => (m.spec as { replicas: number }).replicas;
+
+const SETS = [
+  { name: 'default', file: 'default-values.yaml', extra: [] as string[] },
+  { name: 'ingress', file: 'ingress-values.yaml', extra: [] },
+  { name: 'postgresql', file: 'postgresql-values.yaml', extra: [] },
+  {
+    name: 'servicemonitor',
+    file: 'servicemonitor-values.yaml',
+    extra: ['--api-versions', 'monitoring.coreos.com/v1'],
+  },
+];
+
+describe.skipIf(!helm)('charts/sandflow', () => {
+  it.each(SETS)('helm lint --strict passes with ci/$file', ({ file }) => {
+    const r = runHelm([
+      'lint',
+      '--strict',
+      chart,
+      '--kube-version',
+      KUBE_VERSION,
+      '-f',
+      path.join(chart, 'ci', file),
+    ]);
+    expect(r.stderr + r.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+    expect(r.code).toBe(0);
+  });
+
+  it.each(SETS)('helm template with ci/$file equals golden/$name.yaml', ({ name, file, extra }) => {
+    const r = render(file, extra);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const target = path.join(golden, `${name}.yaml`);
+    if (process.env.UPDATE_GOLDEN === '1') fs.writeFileSync(target, r.stdout);
+    expect(r.stdout).toBe(fs.readFileSync(target, 'utf8'));
+  });
+
+  it('default: both Deployments, Secret, Service; no Ingress, bundled database or ServiceMonitor', () => {
+    const all = manifests(render('default-values.yaml').stdout);
+    const kinds = [...new Set(all.map((m) => m.kind))].sort();
+    expect(kinds).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+      'Secret',
+      'Service',
+      'ServiceAccount',
+    ]);
+    const [operator] = find(all, 'Deployment', 'sandflow-operator');
+    const [api] = find(all, 'Deployment', 'sandflow-api');
+    expect(replicas(operator!)).toBe(2);
+    expect(replicas(api!)).toBe(2);
+    expect(podSpec(operator!).containers[0]!.image).toBe('ghcr.io/sandflow/sandflow:0.1.0');
+    expect(podSpec(api!).containers[0]!.readinessProbe?.httpGet?.path).toBe('/readyz');
+    expect(podSpec(operator!).serviceAccountName).toBe('sandflow-operator');
+    expect(podSpec(api!).serviceAccountName).toBe('sandflow-api');
+    const [secret] = find(all, 'Secret', 'sandflow-secrets');
+    expect((secret as unknown as { stringData: Record<string, string> }).stringData.DATABASE_URL).toBe(
+      'postgresql://sandflow:change-me@postgres.databases.svc:5432/sandflow',
+    );
+  });
+
+  it.each(SETS)(
+    '$name: every Pod is non-root with a read-only root filesystem and resource requests',
+    ({ file, extra }) => {
+      const all = manifests(render(file, extra).stdout);
+      const workloads = all.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet');
+      expect(workloads.length).toBeGreaterThanOrEqual(2);
+      for (const w of workloads) {
+        const spec = podSpec(w);
+        expect(spec.securityContext, w.metadata.name).toMatchObject({ runAsNonRoot: true });
+        for (const c of spec.containers) {
+          expect(c.securityContext, `${w.metadata.name}/${c.name}`).toMatchObject({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          });
+          expect((c as { resources?: { requests?: object } }).resources?.requests).toBeDefined();
+        }
+      }
+    },
+  );
+
+  it('ingress: an Ingress to the Service with TLS; cookies are secure behind https', () => {
+    const all = manifests(render('ingress-values.yaml').stdout);
+    const [ingress] = find(all, 'Ingress');
+    expect(ingress!.spec).toMatchObject({
+      ingressClassName: 'nginx',
+      tls: [{ secretName: 'sandflow-tls', hosts: ['sandflow.example.com'] }],
+      rules: [{ host: 'sandflow.example.com' }],
+    });
+    const env = podSpec(find(all, 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'SANDFLOW_SECURE_COOKIES')?.value).toBe('true');
+  });
+
+  it('postgresql: the bundled database, DATABASE_URL pointing at it, the registry and SMTP Secrets', () => {
+    const all = manifests(render('postgresql-values.yaml').stdout);
+    expect(find(all, 'StatefulSet', 'sandflow-postgresql')).toHaveLength(1);
+    const secret = find(all, 'Secret', 'sandflow-secrets')[0] as unknown as {
+      stringData: Record<string, string>;
+    };
+    expect(secret.stringData.DATABASE_URL).toBe(
+      'postgresql://sandflow:ci-only-password@sandflow-postgresql:5432/sandflow',
+    );
+    expect(secret.stringData.SANDFLOW_SMTP_URL).toBe('smtp://mail.example.com:587');
+    const registry = find(all, 'Secret', 'sandflow-default-registry')[0] as unknown as {
+      type: string;
+      data: Record<string, string>;
+    };
+    expect(registry.type).toBe('kubernetes.io/dockerconfigjson');
+    const config = JSON.parse(Buffer.from(registry.data['.dockerconfigjson']!, 'base64').toString()) as {
+      auths: Record<string, { auth: string }>;
+    };
+    expect(Buffer.from(config.auths['registry.example.com']!.auth, 'base64').toString()).toBe(
+      'sandflow:ci-only-registry-password',
+    );
+  });
+
+  it('servicemonitor: rendered only where monitoring.coreos.com/v1 exists; an existing Secret is used', () => {
+    const withCrd = manifests(render('servicemonitor-values.yaml', SETS[3]!.extra).stdout);
+    const [monitor] = find(withCrd, 'ServiceMonitor');
+    expect(monitor!.metadata.labels).toMatchObject({ release: 'prometheus' });
+    expect(monitor!.spec).toMatchObject({ endpoints: [{ port: 'http', path: '/metrics' }] });
+    expect(find(withCrd, 'Secret')).toHaveLength(0);
+    // One replica each: no PodDisruptionBudget (it could only be 0 or block every drain).
+    expect(find(withCrd, 'PodDisruptionBudget')).toHaveLength(0);
+    const env = podSpec(find(withCrd, 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'sandflow-secrets', key: 'DATABASE_URL' },
+    });
+    const without = manifests(render('servicemonitor-values.yaml').stdout);
+    expect(find(without, 'ServiceMonitor')).toHaveLength(0);
+  });
+
+  it("the chart's crds/ are byte for byte the project's crds/*.yaml", () => {
+    const ours = fs.readdirSync(path.join(root, 'crds')).filter((f) => f.endsWith('.yaml'));
+    const charted = fs.readdirSync(path.join(chart, 'crds')).filter((f) => f.endsWith('.yaml'));
+    expect(charted.sort()).toEqual(ours.sort());
+    expect(ours.length).toBeGreaterThan(0);
+    for (const f of ours)
+      expect(fs.readFileSync(path.join(chart, 'crds', f), 'utf8'), f).toBe(
+        fs.readFileSync(path.join(root, 'crds', f), 'utf8'),
+      );
+  });
+
+  describe('RBAC is least privilege', () => {
+    const all = manifests(render('default-values.yaml').stdout);
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
+    const rules = (kind: string, name: string) =>
+      ((find(all, kind, name)[0] as unknown as { rules: Rule[] }).rules ?? []).map((r) => ({
+        ...r,
+        verbs: [...r.verbs].sort(),
+      }));
+    const READ = ['get', 'list', 'watch'];
+    const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+    const SANDFLOW = ['workflows', 'sessions', 'runs', 'sandboxes', 'clustermanagers'];
+
+    it.each([
+      {
+        role: 'sandflow-operator',
+        expected: [
+          { apiGroups: ['sandflow.io'], resources: SANDFLOW, verbs: ALL },
+          {
+            apiGroups: ['sandflow.io'],
+            resources: SANDFLOW.map((r) => `${r}/status`),
+            verbs: ['get', 'patch', 'update'],
+          },
+          { apiGroups: ['argoproj.io'], resources: ['workflows', 'cronworkflows'], verbs: ALL },
+          { apiGroups: [''], resources: ['namespaces', 'resourcequotas'], verbs: READ },
+        ],
+      },
+      {
+        role: 'sandflow-api',
+        expected: [
+          { apiGroups: ['sandflow.io'], resources: SANDFLOW, verbs: ALL },
+          { apiGroups: ['argoproj.io'], resources: ['workflows'], verbs: READ },
+          {
+            apiGroups: [''],
+            resources: ['namespaces'],
+            verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'],
+          },
+          {
+            apiGroups: [''],
+            resources: ['resourcequotas'],
+            verbs: ['create', 'get', 'list', 'update', 'watch'],
+          },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+          {
+            apiGroups: [''],
+            resources: ['secrets'],
+            resourceNames: ['sandflow-registry'],
+            verbs: ['delete', 'update'],
+          },
+        ],
+      },
+    ])('ClusterRole $role has exactly its rules', ({ role, expected }) => {
+      expect(rules('ClusterRole', role)).toEqual(expected);
+    });
+
+    it('no wildcard, no pods, exec, RBAC or cluster-wide Secret reads anywhere', () => {
+      const every = [...find(all, 'ClusterRole'), ...find(all, 'Role')].flatMap(
+        (m) => (m as unknown as { rules: Rule[] }).rules,
+      );
+      for (const r of every) {
+        expect([...r.apiGroups, ...r.resources, ...r.verbs]).not.toContain('*');
+        expect(r.resources.filter((x) => /^pods|rbac|roles|bindings/.test(x))).toEqual([]);
+        if (r.resources.includes('secrets'))
+          expect(r.verbs.filter((v) => ['get', 'list', 'watch'].includes(v))).toEqual([]);
+      }
+    });
+
+    it('leases only in the release namespace, for the operator', () => {
+      expect(rules('Role', 'sandflow-leader-election')).toEqual([
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['create', 'get', 'list', 'patch', 'update', 'watch'],
+        },
+      ]);
+      expect(find(all, 'Role')[0]!.metadata.namespace).toBe('sandflow');
+      expect(find(all, 'RoleBinding')[0]).toMatchObject({
+        subjects: [{ kind: 'ServiceAccount', name: 'sandflow-operator', namespace: 'sandflow' }],
+      });
+    });
+  });
+
+  describe('values that make no sense are refused by values.schema.json', () => {
+    const OK = ['--set', 'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long'];
+    const DB = ['--set', 'databaseUrl=postgresql://sandflow@db/sandflow'];
+    it.each([
+      {
+        case: 'api.replicas 0',
+        args: [...OK, ...DB, '--set', 'api.replicas=0'],
+        message: "at '/api/replicas': minimum: got 0, want 1",
+      },
+      {
+        case: 'operator.replicas -1',
+        args: [...OK, ...DB, '--set', 'operator.replicas=-1'],
+        message: "at '/operator/replicas': minimum: got -1, want 1",
+      },
+      {
+        case: 'no DATABASE_URL with the bundled database off',
+        args: OK,
+        message: "at '/databaseUrl': '' does not match pattern '^postgres(ql)?://'",
+      },
+      {
+        case: 'DATABASE_URL not postgres',
+        args: [...OK, '--set', 'databaseUrl=mysql://db/sandflow'],
+        message: "at '/databaseUrl': 'mysql://db/sandflow' does not match pattern",
+      },
+      {
+        case: 'bad registry URL',
+        args: [...OK, ...DB, '--set', 'registry.url=ftp://registry.example.com'],
+        message: "at '/registry/url': 'ftp://registry.example.com' does not match pattern",
+      },
+      {
+        case: 'JWT secret too short',
+        args: [...DB, '--set', 'secret.jwtSecret=short'],
+        message: "at '/secret/jwtSecret': minLength: got 5, want 32",
+      },
+      {
+        case: 'bundled database without a password',
+        args: [...OK, '--set', 'postgresql.enabled=true'],
+        message: "at '/postgresql/password': minLength: got 0, want 8",
+      },
+      {
+        case: 'smtp URL not smtp',
+        args: [...OK, ...DB, '--set', 'smtp.url=http://mail'],
+        message: "at '/smtp/url': 'http://mail' does not match pattern '^smtps?://'",
+      },
+    ])('$case', ({ args, message }) => {
+      const r = render(undefined, args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("values don't meet the specifications of the schema");
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe('');
+    });
+
+    it('the same values with the problem fixed render', () => {
+      const r = render(undefined, [...OK, ...DB]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const bin = process.env.ENVTEST_BIN_DIR ?? path.join(root, '.cache/envtest/bin');
+
+/**
+ * Gives the `chart` suites helm (and kubeconform): built from Go modules by hack/envtest/build.sh
+ * into .cache/envtest/bin (a no-op when its stamp matches; a cold build takes minutes), or the
+ * binary already there when Go is not installed. HELM=<path> names another binary. Neither:
+ * the suites are skipped, and this says why.
+ */
+export default function setup(project: TestProject) {
+  let helm = process.env.HELM ?? '';
+  if (!helm) {
+    const hasGo = spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
+    if (hasGo) {
+      try {
+        execFileSync(path.join(root, 'hack/envtest/build.sh'), ['helm'], {
+          stdio: ['ignore', 'inherit', 'inherit'],
+        });
+      } catch (e) {
+        console.warn(`chart tests: building helm failed: ${(e as Error).message}`);
+      }
+    }
+    if (fs.existsSync(path.join(bin, 'helm'))) helm = path.join(bin, 'helm');
+  }
+  if (!helm)
+    console.warn(
+      `chart tests SKIPPED: no helm binary — none in ${bin} and no 'go' to build one with hack/envtest/build.sh helm (or set HELM=<path>)`,
+    );
+  project.provide('helm', helm);
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    helm: string;
+  }
+}
