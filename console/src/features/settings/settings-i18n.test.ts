@@ -12,7 +12,15 @@ const flatten = (value: unknown, prefix = ''): Record<string, string> =>
 const english = flatten(en);
 // Words that are the same in the language named (technical terms, product words).
 const SAME: Record<string, Set<string>> = {
-  it: new Set(['uid', 'email', 'columns.uid', 'columns.email', 'registry']),
+  it: new Set([
+    'uid',
+    'email',
+    'columns.uid',
+    'columns.email',
+    'registry',
+    'clusters.scheduler.title',
+    'clusters.scheduler.round_robin',
+  ]),
   fr: new Set(['uid', 'email', 'columns.uid', 'columns.email', 'actions', 'columns.actions']),
 };
 
