@@ -64,10 +64,11 @@ export default defineConfig({
         },
       },
       {
-        // charts/sandflow through helm (built by hack/envtest/build.sh, cached in .cache/envtest/bin).
+        // Cluster-mode artifacts: charts/sandflow through helm (built by hack/envtest/build.sh, cached
+        // in .cache/envtest/bin), config/ through kubectl kustomize, hack/image against a local registry.
         test: {
           name: 'chart',
-          include: ['tests/chart/**/*.test.ts'],
+          include: ['tests/chart/**/*.test.ts', 'hack/image/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['tests/chart/global-setup.ts'],
           testTimeout: 60_000,

@@ -66,11 +66,11 @@ const podSpec = (m: Manifest) => (m.spec as { template: { spec: PodSpec } }).tem
 const replicas = (m: Manifest) => (m.spec as { replicas: number }).replicas;
 
 const SETS = [
-  { name: 'default', file: 'default-values.yaml', extra: [] as string[] },
-  { name: 'ingress', file: 'ingress-values.yaml', extra: [] },
-  { name: 'postgresql', file: 'postgresql-values.yaml', extra: [] },
+  { set: 'default', file: 'default-values.yaml', extra: [] as string[] },
+  { set: 'ingress', file: 'ingress-values.yaml', extra: [] },
+  { set: 'postgresql', file: 'postgresql-values.yaml', extra: [] },
   {
-    name: 'servicemonitor',
+    set: 'servicemonitor',
     file: 'servicemonitor-values.yaml',
     extra: ['--api-versions', 'monitoring.coreos.com/v1'],
   },
@@ -91,11 +91,11 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     expect(r.code).toBe(0);
   });
 
-  it.each(SETS)('helm template with ci/$file equals golden/$name.yaml', ({ name, file, extra }) => {
+  it.each(SETS)('helm template with ci/$file equals its golden file ($set)', ({ set, file, extra }) => {
     const r = render(file, extra);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const target = path.join(golden, `${name}.yaml`);
+    const target = path.join(golden, `${set}.yaml`);
     if (process.env.UPDATE_GOLDEN === '1') fs.writeFileSync(target, r.stdout);
     expect(r.stdout).toBe(fs.readFileSync(target, 'utf8'));
   });
@@ -129,7 +129,7 @@ describe.skipIf(!helm)('charts/sandflow', () => {
   });
 
   it.each(SETS)(
-    '$name: every Pod is non-root with a read-only root filesystem and resource requests',
+    '$set: every Pod is non-root with a read-only root filesystem and resource requests',
     ({ file, extra }) => {
       const all = manifests(render(file, extra).stdout);
       const workloads = all.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet');

@@ -7,6 +7,22 @@ const root = path.resolve(import.meta.dirname, '../..');
 const bin = process.env.ENVTEST_BIN_DIR ?? path.join(root, '.cache/envtest/bin');
 
 /**
+ * The helm in `bin` is the version hack/envtest/tools/go.mod pins (its stamp says so): used as it
+ * is, without taking build.sh's lock (which a long `build.sh core` may hold).
+ */
+function builtAtPinnedVersion(): boolean {
+  const goMod = fs.readFileSync(path.join(root, 'hack/envtest/tools/go.mod'), 'utf8');
+  const version = /^\s*helm\.sh\/helm\/v3 (v\S+)/m.exec(goMod)?.[1];
+  const stamp = path.join(bin, '.helm.stamp');
+  return (
+    !!version &&
+    fs.existsSync(path.join(bin, 'helm')) &&
+    fs.existsSync(stamp) &&
+    fs.readFileSync(stamp, 'utf8').startsWith(`helm ${version} `)
+  );
+}
+
+/**
  * Gives the `chart` suites helm (and kubeconform): built from Go modules by hack/envtest/build.sh
  * into .cache/envtest/bin (a no-op when its stamp matches; a cold build takes minutes), or the
  * binary already there when Go is not installed. HELM=<path> names another binary. Neither:
@@ -14,6 +30,7 @@ const bin = process.env.ENVTEST_BIN_DIR ?? path.join(root, '.cache/envtest/bin')
  */
 export default function setup(project: TestProject) {
   let helm = process.env.HELM ?? '';
+  if (!helm && builtAtPinnedVersion()) helm = path.join(bin, 'helm');
   if (!helm) {
     const hasGo = spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
     if (hasGo) {
