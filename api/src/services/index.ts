@@ -32,6 +32,10 @@ import { createReplicaBus, postgresTransport, type ReplicaBus } from './replica-
 import { createTokenService } from './tokens.js';
 import { createClusterTokenService } from './cluster-tokens.js';
 import { createClusterService } from './clusters.js';
+import { recordRuns } from './run-records.js';
+import { sampleClusterUsage } from './statistics-sampler.js';
+import { createStatisticsService } from './statistics.js';
+import { createBillingService } from './billing.js';
 
 /** What the launcher hands to `createApp` and `attachRealtime`. */
 export interface ApiDeps {
@@ -168,6 +172,14 @@ function buildServices(deps: ApiDeps) {
       realtime: () => realtime.publisher,
       publicUrl: config.publicUrl,
     });
+  // Durable run outcomes and per-step allocations (statistics, billing), and per-minute cluster usage.
+  const runRecorder = resources ? recordRuns({ db, resources, logger }) : null;
+  const stopSampler =
+    resources && deps.kube && !('syncGroup' in deps.kube)
+      ? sampleClusterUsage({ db, kubeConfig: deps.kube, resources, logger })
+      : () => {};
+  const statistics = createStatisticsService({ db, resources });
+  const billing = createBillingService({ db });
   const members = createMemberService({ db, config, events, mailer, notifications });
   const accounts = createAccountService({
     db,
@@ -238,6 +250,14 @@ function buildServices(deps: ApiDeps) {
     sessions,
     runs,
     runFiles,
+    runRecorder,
+    statistics,
+    billing,
+    /** Stops recording runs and sampling cluster usage (closeServices). */
+    stopRecording: () => {
+      runRecorder?.stop();
+      stopSampler();
+    },
     scopeOf,
     /** The database answers (GET /healthz). */
     ping: async () => void (await db.raw('select 1')),
@@ -292,6 +312,8 @@ export async function closeServices(deps: ApiDeps): Promise<void> {
   if (buses.get(services.db) === services.bus) buses.delete(services.db);
   readCachesFor(services.db).fanOut = undefined;
   await services.bus.close();
+  services.stopRecording();
+  await services.runRecorder?.idle();
   await services.resources?.stop();
 }
 
