@@ -82,10 +82,12 @@ function Visibility({
   const names = new Map(organizations.map((o) => [o.id, o.name]));
   return (
     <Stack spacing={1.5}>
-      <FormControlLabel
-        control={<Switch checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
-        label={t('clusters.flyout.public')}
-      />
+      <Box>
+        <FormControlLabel
+          control={<Switch checked={isPublic} onChange={(e) => setPublic(e.target.checked)} />}
+          label={t('clusters.flyout.public')}
+        />
+      </Box>
       <Autocomplete
         multiple
         size="small"
@@ -123,13 +125,15 @@ function DisableForOrganization({ cluster, organization }: { cluster: ClusterIte
   const [disabled, setDisabled] = useState(cluster.disabled);
   return (
     <Stack spacing={1}>
-      <FormControlLabel
-        control={<Switch checked={disabled} onChange={(e) => setDisabled(e.target.checked)} />}
-        label={t('clusters.flyout.disable')}
-      />
-      <Typography variant="body2" color="text.secondary">
-        {t('clusters.flyout.disableHint')}
-      </Typography>
+      <Box>
+        <FormControlLabel
+          control={<Switch checked={disabled} onChange={(e) => setDisabled(e.target.checked)} />}
+          label={t('clusters.flyout.disable')}
+        />
+        <Typography variant="body2" color="text.secondary">
+          {t('clusters.flyout.disableHint')}
+        </Typography>
+      </Box>
       <Box>
         <Button
           variant="outlined"
@@ -202,7 +206,7 @@ export function ClusterFlyout({
           </IconButton>
         </Stack>
         <Typography variant="body2" color="text.secondary" sx={{ wordBreak: 'break-all' }}>
-          {t('clusters.columns.address')}: {cluster.address}
+          {t('clusters.columns.address')}: {cluster.address || cluster.id}
           {cluster.version ? ` · ${t('clusters.flyout.version')}: ${cluster.version}` : ''}
         </Typography>
         {superAdmin && (

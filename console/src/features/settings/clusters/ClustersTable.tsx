@@ -30,8 +30,10 @@ import type { ClusterItem } from './queries';
 
 type Column = 'address' | 'name' | 'cpu' | 'memory' | 'disk' | 'creationDate' | 'lastUpdate';
 const COLUMNS: Column[] = ['address', 'name', 'cpu', 'memory', 'disk', 'creationDate', 'lastUpdate'];
+/** Dates may wrap (date over time), so the table fits a desktop screen without scrolling. */
+const DATES = new Set<Column>(['creationDate', 'lastUpdate']);
 const VALUE: Record<Column, (c: ClusterItem) => string | number> = {
-  address: (c) => c.address,
+  address: (c) => c.address || c.id,
   name: (c) => c.name,
   cpu: (c) => c.cpu,
   memory: (c) => c.memory,
@@ -115,7 +117,11 @@ export function ClustersTable({
     );
 
   const header = (column: Column) => (
-    <TableCell key={column} sortDirection={sort.column === column ? sort.direction : false}>
+    <TableCell
+      key={column}
+      sortDirection={sort.column === column ? sort.direction : false}
+      sx={{ whiteSpace: 'nowrap' }}
+    >
       <TableSortLabel
         active={sort.column === column}
         direction={sort.column === column ? sort.direction : 'asc'}
@@ -211,10 +217,7 @@ export function ClustersTable({
                   <ConnectionDot connection={c.connection} />
                 </TableCell>
                 {COLUMNS.map((column) => (
-                  <TableCell
-                    key={column}
-                    sx={column === 'address' ? { wordBreak: 'break-all' } : { whiteSpace: 'nowrap' }}
-                  >
+                  <TableCell key={column} sx={{ whiteSpace: DATES.has(column) ? 'normal' : 'nowrap' }}>
                     {cell(c, column)}
                   </TableCell>
                 ))}

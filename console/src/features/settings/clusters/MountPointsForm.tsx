@@ -70,6 +70,7 @@ export function MountPointsForm({ organization, saved }: { organization: string;
     <Stack spacing={2} sx={{ maxWidth: 640 }} component="form" onSubmit={(e) => e.preventDefault()}>
       <Typography color="text.secondary">{t('mountPoints.explain')}</Typography>
       <TextField
+        size="small"
         label={t('mountPoints.basePath')}
         value={base}
         placeholder="/mnt"
@@ -106,13 +107,15 @@ export function MountPointsForm({ organization, saved }: { organization: string;
           </Button>
         </Box>
       </Stack>
-      <FormControlLabel
-        control={<Switch checked={safe} onChange={(e) => setSafe(e.target.checked)} />}
-        label={t('mountPoints.safeMount')}
-      />
-      <Typography variant="body2" color="text.secondary">
-        {t('mountPoints.safeMountHint')}
-      </Typography>
+      <Box>
+        <FormControlLabel
+          control={<Switch checked={safe} onChange={(e) => setSafe(e.target.checked)} />}
+          label={t('mountPoints.safeMount')}
+        />
+        <Typography variant="body2" color="text.secondary">
+          {t('mountPoints.safeMountHint')}
+        </Typography>
+      </Box>
       {error && <Alert severity="error">{error}</Alert>}
       <Box>
         <Button variant="contained" type="submit" disabled={!changed || save.isPending} onClick={submit}>
