@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +31,7 @@ async function call(method: 'get' | 'post', path: string, body?: object) {
 }
 
 async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const value = await check();
     if (value) return value;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -52,12 +53,16 @@ async function setStatus(name: string, status: NonNullable<Run['status']>) {
     ...RUNS,
     namespace: groupNs(),
     name,
-    body: { ...run, status: { ...run.status, ...status } },
+    // Unconditional (no resourceVersion): the API's watch may have annotated the Run meanwhile.
+    body: {
+      ...run,
+      metadata: { ...run.metadata, resourceVersion: undefined },
+      status: { ...run.status, ...status },
+    },
   })) as Run;
-  await until(
-    () =>
-      services().resources!.runs.get(groupNs(), name)?.metadata.resourceVersion ===
-      written.metadata.resourceVersion,
+  // The status, not the resourceVersion: the API's watch marks an ended Run notified (another write).
+  await until(() =>
+    isDeepStrictEqual(services().resources!.runs.get(groupNs(), name)?.status, written.status),
   );
 }
 
