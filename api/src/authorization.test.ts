@@ -175,6 +175,25 @@ const MATRIX: Record<string, Case> = {
   // Spec 3 §6: cluster managers. Everyone lists those their organization may use; the super admin
   // renames, sets visibility and deletes; an organization admin adds and unlinks their own.
   'GET /cluster': { request: () => ({ method: 'get', path: '/cluster' }), own: ALL_OK, kube: true },
+  'GET /statistic/options': { request: () => ({ method: 'get', path: '/statistic/options' }), own: ALL_OK },
+  // Every role of organization A reads its group (the group and user are members); B's group is
+  // another organization's: 422 naming it, whoever asks in A.
+  'POST /statistic/runs': {
+    request: (_w, t) => ({
+      method: 'post',
+      path: '/statistic/runs',
+      body: { groups: [t.group.id], start_date: '2026-10-01T00:00:00Z', end_date: '2026-11-01T00:00:00Z' },
+    }),
+    own: ALL_OK,
+    other: [422, 422, 422, 422],
+  },
+  // No run is recorded in this world (route tests in routes/statistics.test.ts seed them).
+  'GET /statistic/runs/:run': {
+    request: () => ({ method: 'get', path: '/statistic/runs/6f1c1f0e-8a51-4d7e-9d0c-1a2b3c4d5e6f' }),
+    own: [404, 404, 404, 404],
+  },
+  'GET /billing': { request: () => ({ method: 'get', path: '/billing' }), own: ALL_OK },
+  'GET /billing/csv': { request: () => ({ method: 'get', path: '/billing/csv' }), own: ALL_OK },
   'GET /admin/cluster': {
     request: () => ({ method: 'get', path: '/admin/cluster' }),
     own: SUPER_ONLY,
@@ -315,7 +334,11 @@ const MATRIX: Record<string, Case> = {
 };
 
 /** Switching the current organization changes what the session points at, not any data. */
-const NOT_MUTATING = new Set(['POST /preferences/organization', 'POST /parse/variables']);
+const NOT_MUTATING = new Set([
+  'POST /preferences/organization',
+  'POST /parse/variables',
+  'POST /statistic/runs',
+]);
 
 const countEvents = async (on: Harness) => Number((await on.db('events').count('* as n').first())!.n);
 

@@ -105,6 +105,15 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
   'PUT /cluster/:id': { access: SUPER },
   'GET /admin/cluster': { access: SUPER },
 
+  // Spec 2 §7 and spec 3 §2.1, §7: statistics and billing. Every member reads them; the services
+  // scope what they answer by role (administrator types the organization, others their groups or
+  // their own records), and another organization's group or run is a 422 or 404.
+  'GET /statistic/options': { access: 'signed-in' },
+  'POST /statistic/runs': { access: 'signed-in' },
+  'GET /statistic/runs/:run': { access: 'signed-in' },
+  'GET /billing': { access: 'signed-in' },
+  'GET /billing/csv': { access: 'signed-in' },
+
   // Spec 3 §7: groups ('group_admin: not shown' for managing groups is read as no).
   'GET /group': { access: USER_MANAGERS },
   'POST /group': { access: ADMINS },

@@ -4,6 +4,7 @@ import { routeKey } from '../authorization.js';
 import { startTestKube, type TestKube } from '../resources/test-kube.js';
 import { routeDefinitions } from '../openapi-generate.js';
 import { servicesFor } from '../services/index.js';
+import { seedRunRecord } from '../services/statistics-fixtures.js';
 import { deleteClusterManagers } from '../test-support/cluster-managers.js';
 import { FIXTURE_PASSWORD } from '../test-support/fixtures.js';
 import { createHarness, lastMailTo, tokenInMail, type Harness } from '../test-support/harness.js';
@@ -230,7 +231,42 @@ const CALLS: Record<string, (w: World) => Promise<Call>> = {
     path: `/user/${w.a.user.id}/organization/${w.a.org.id}`,
   }),
   'GET /admin/outbox': async () => ({ method: 'get', path: '/admin/outbox' }),
+  'GET /statistic/options': async () => ({ method: 'get', path: '/statistic/options' }),
+  'POST /statistic/runs': async (w) => {
+    await seedRun(w);
+    return {
+      method: 'post',
+      path: '/statistic/runs',
+      body: { groups: [w.a.group.id], start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-02T00:00:00Z' },
+    };
+  },
+  'GET /statistic/runs/:run': async (w) => ({ method: 'get', path: `/statistic/runs/${await seedRun(w)}` }),
+  'GET /billing': async (w) => {
+    await seedRun(w);
+    return { method: 'get', path: '/billing' };
+  },
 };
+
+/** A recorded run of organization A's group, with two ended steps. */
+function seedRun(w: World) {
+  return seedRunRecord(h.db, {
+    organizationId: w.a.org.id,
+    groupId: w.a.group.id,
+    userId: w.a.user.id,
+    start: '2026-11-01T10:00:00Z',
+    stop: '2026-11-01T11:00:00Z',
+    steps: [
+      { name: 'first', cpu: 500, memory: 512, start: '2026-11-01T10:00:00Z', stop: '2026-11-01T10:30:00Z' },
+      {
+        name: 'second',
+        cpu: 4000,
+        memory: 20000,
+        start: '2026-11-01T10:30:00Z',
+        stop: '2026-11-01T11:00:00Z',
+      },
+    ],
+  });
+}
 
 /**
  * The cluster manager routes, against kube-lite (harness hk, world wk): the organization a has a

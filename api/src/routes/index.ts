@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../http/route.js';
 import type { Services } from '../services/index.js';
 import { authRoutes } from './auth.js';
+import { billingRoutes } from './billing.js';
 import { clusterRoutes } from './clusters.js';
 import { containerRoutes } from './containers.js';
 import { fileRoutes } from './files.js';
@@ -15,6 +16,7 @@ import { parseRoutes } from './parse.js';
 import { runRoutes } from './runs.js';
 import { sandboxRoutes } from './sandboxes.js';
 import { sessionRoutes } from './sessions.js';
+import { statisticsRoutes } from './statistics.js';
 import { systemRoutes } from './system.js';
 import { userRoutes } from './users.js';
 import { workflowRoutes } from './workflows.js';
@@ -37,6 +39,8 @@ export function allRoutes(services: Services): RouteDefinition[] {
     ...fileRoutes(services),
     ...sessionRoutes(services),
     ...runRoutes(services),
+    ...statisticsRoutes(services),
+    ...billingRoutes(services),
     ...imageRoutes(services),
     ...containerRoutes(services),
     ...parseRoutes(services),

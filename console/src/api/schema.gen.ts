@@ -1369,6 +1369,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/statistic/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The groups the statistics filter offers: all of the current organization's for administrator roles, otherwise the groups the caller belongs to. */
+        get: operations["getStatisticOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statistic/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run outcomes and allocation series of the chosen groups for runs ended in [start_date, end_date), from the durable run records. A group the caller may not read is a 422 naming it. */
+        post: operations["postStatisticRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statistic/runs/{run}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One ended run's statistics (run comparison): wall time and the allocations of its steps. 404 for a run not recorded in the current organization or outside the caller's groups. */
+        get: operations["getStatisticRunsRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Billing records (one per step execution), newest first, with per-session and overall totals: the current organization's for administrator roles, otherwise the caller's own. */
+        get: operations["getBilling"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The records GET /billing pages, all of them, as a CSV download. */
+        get: operations["getBillingCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/image/{name}": {
         parameters: {
             query?: never;
@@ -9670,6 +9755,333 @@ export interface operations {
                         }[];
                         status: number;
                     };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStatisticOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postStatisticRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    groups: string[];
+                    /** Format: date-time */
+                    start_date: string;
+                    /** Format: date-time */
+                    end_date: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    groups: string[];
+                    /** Format: date-time */
+                    start_date: string;
+                    /** Format: date-time */
+                    end_date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description Runs of the group waiting or queued now. */
+                            scheduled: number;
+                            /** @description Runs of the group initializing, running or paused now. */
+                            running: number;
+                            /** @description Runs that completed in the range. */
+                            success: number;
+                            /** @description Runs that ended in error in the range. */
+                            failed: number;
+                            /** @description Runs that were stopped in the range. */
+                            stopped: number;
+                            /** @description The group's quota (millicores, MB, MB): the line charts' limit. */
+                            limit: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** @description Mean millicores allocated per hour (ranges up to 3 days) or per day. */
+                            cpu: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                            /** @description Mean MB of memory allocated per hour or day. */
+                            memory: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                            /** @description Mean MB of disk allocated per hour or day. */
+                            disk: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStatisticRunsRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            run: string;
+                            session: string;
+                            session_name: string;
+                            group: string | null;
+                            /** @enum {string} */
+                            status: "COMPLETED" | "ERROR" | "STOPPED";
+                            start: string | null;
+                            /** Format: date-time */
+                            stop: string;
+                            /** @description Milliseconds from start to stop. */
+                            effective_time: number;
+                            /** @description Millicores, summed over the step executions. */
+                            allocated_cpu: number;
+                            /** @description MB, summed over the step executions. */
+                            allocated_memory: number;
+                            /** @description MB, summed over the step executions. */
+                            allocated_disk: number;
+                            /** @description Step executions recorded. */
+                            steps: number;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBilling: {
+        parameters: {
+            query?: {
+                page?: number | string;
+                page_size?: number | string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            records: {
+                                _id: string;
+                                /** @description Dollars (to the nano-dollar). */
+                                amount: number;
+                                /** @description Exact amount in nano-dollars (a decimal integer). */
+                                amount_nano: string;
+                                /** @description Nanoseconds. */
+                                execution_time: number;
+                                /** Format: uuid */
+                                organization: string;
+                                paid: boolean;
+                                sandbox_id: string;
+                                sandbox_name: string;
+                                session: string;
+                                session_name: string;
+                                run: string;
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the step execution ended.
+                                 */
+                                timestamp: string;
+                                user_id: string | null;
+                                group: string | null;
+                                /** @description The priced machine size (millicores, MB): the smallest that fits, spec 2 §9. */
+                                machine: {
+                                    cpu: number;
+                                    memory: number;
+                                };
+                            }[];
+                            page: number;
+                            page_size: number;
+                            /** @description Records in all pages. */
+                            total: number;
+                            /** @description Per-session totals over all records, largest first. */
+                            sessions: {
+                                session: string;
+                                session_name: string;
+                                records: number;
+                                /** @description Nanoseconds. */
+                                execution_time: number;
+                                /** @description Dollars, to the cent. */
+                                amount: number;
+                                /** @description Exact amount in nano-dollars (a decimal integer). */
+                                amount_nano: string;
+                            }[];
+                            /** @description Dollars, to the cent. */
+                            amount: number;
+                            /** @description Exact amount in nano-dollars (a decimal integer). */
+                            amount_nano: string;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBillingCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One line per billing record, with a header. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": unknown;
                 };
             };
             /** @description failure */
