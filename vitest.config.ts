@@ -75,6 +75,18 @@ export default defineConfig({
         },
       },
       {
+        // The chart's RBAC on hack/envtest's real kube-apiserver (`npm run test:envtest` runs it with
+        // SANDFLOW_KUBE_TARGET=external; elsewhere it is skipped and says so).
+        test: {
+          name: 'chart-envtest',
+          include: ['tests/chart/**/*.envtest.ts'],
+          environment: 'node',
+          globalSetup: ['tests/chart/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['tests/start/**/*.test.ts', 'tests/console/**/*.test.ts'],

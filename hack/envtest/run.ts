@@ -486,13 +486,18 @@ async function main(): Promise<number> {
   }
 
   const v0 = Date.now();
-  log(`running: npx vitest run --project kube ${vitestArgs.join(' ')}`);
-  const vitest = spawn('npx', ['vitest', 'run', '--project', 'kube', ...vitestArgs], {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, SANDFLOW_KUBE_TARGET: 'external', KUBECONFIG: kubeconfig },
-  });
+  // chart-envtest: the chart's RBAC on this server (tests/chart/rbac.envtest.ts).
+  log(`running: npx vitest run --project kube --project chart-envtest ${vitestArgs.join(' ')}`);
+  const vitest = spawn(
+    'npx',
+    ['vitest', 'run', '--project', 'kube', '--project', 'chart-envtest', ...vitestArgs],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, SANDFLOW_KUBE_TARGET: 'external', KUBECONFIG: kubeconfig },
+    },
+  );
   children.push({ name: 'vitest', proc: vitest });
   const code = await new Promise<number>((r) => vitest.on('exit', (c, sig) => r(c ?? (sig ? 1 : 0))));
   log(`vitest exited ${code} after ${secs(v0)}`);
