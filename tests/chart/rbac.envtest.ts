@@ -143,6 +143,35 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
     },
   );
 
+  // What kubeconform would check offline, by the server itself: every object of the chart (each
+  // values set whose kinds this server has) passes its schemas and admission, without being stored.
+  // (The chart's crds/ are crds/*.yaml, which hack/envtest installed on this server already.)
+  it.each(['default-values.yaml', 'ingress-values.yaml', 'postgresql-values.yaml'])(
+    'kubectl apply --dry-run=server accepts the whole chart rendered with ci/%s',
+    (file) => {
+      const rendered = spawnSync(
+        helm,
+        [
+          'template',
+          'sandflow',
+          path.join(root, 'charts/sandflow'),
+          '--namespace',
+          NS,
+          '--kube-version',
+          '1.33.0',
+          '-f',
+          path.join(root, 'charts/sandflow/ci', file),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(rendered.status).toBe(0);
+      const r = kubectl(['apply', '--dry-run=server', '-n', NS, '-f', '-'], rendered.stdout);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('deployment.apps/sandflow-api created (server dry run)');
+    },
+  );
+
   it('a request outside the role is refused with 403 for the operator token', () => {
     const r = kubectl(['--kubeconfig', operatorKubeconfig, 'get', 'secrets', '-A']);
     expect(r.code).not.toBe(0);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiMetrics,
+  answerClientErrors,
   attachRealtime,
   attachTerminal,
   closeServices,
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
   app.use(createApp(deps, new ApiMetrics()));
   app.use(consoleAssets(env.SANDFLOW_CONSOLE_DIR ?? path.join(repoRoot, 'console/dist')));
   const server = http.createServer(app);
+  answerClientErrors(server); // the JSON envelope, not a bare 431/400, for requests Node's parser refuses
   const realtime = attachRealtime(server, deps);
   const terminal = attachTerminal(server, deps);
   // All interfaces: the kubelet's probes and the Service reach the Pod on its own address.
