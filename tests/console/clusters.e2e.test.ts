@@ -154,6 +154,20 @@ describe.skipIf(!hasChromium)('Organization Settings › cluster managers (Chrom
     await page.close();
   });
 
+  it('shows words, not dictionary keys, in every Organization Settings section', async () => {
+    const page = await signedIn(1400);
+    for (const section of ['admin', 'groups', 'users', 'clusterManagers', 'registry', 'mountPoints']) {
+      await page.goto(`${platform.url}/settings/organization?section=${section}`);
+      await page.getByRole('main').getByRole('button').first().waitFor();
+      await expect.poll(() => page.getByRole('main').getByRole('progressbar').count()).toBe(0);
+      const text = await page.getByRole('main').innerText();
+      expect(text, section).not.toMatch(
+        /\b(admin|groups|users|invite|quota|clusters|registry|mountPoints|columns)\.[a-zA-Z]/,
+      );
+    }
+    await page.close();
+  });
+
   it('fits the sections at 574 px', async () => {
     const page = await signedIn(574);
     for (const section of ['clusterManagers', 'registry', 'mountPoints']) {

@@ -40,3 +40,26 @@ describe('settings dictionaries', () => {
       expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(english[key]!)]);
   });
 });
+
+// Every key the settings screens name literally (t('groups.create'), t(x ? 'a.b' : 'a.c')) is
+// in the English dictionary, so no screen shows a dictionary key instead of words.
+const sources = import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,tsx}'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
+describe('settings screens', () => {
+  it('name only keys the English dictionary has', () => {
+    const sections = new Set(Object.keys(en));
+    const used = new Set(
+      Object.values(sources).flatMap((text) =>
+        [...text.matchAll(/'([a-z][a-zA-Z]*(?:\.[a-zA-Z_]+)+)'/g)]
+          .map((m) => m[1]!)
+          .filter((key) => sections.has(key.split('.')[0]!)),
+      ),
+    );
+    expect(used.size).toBeGreaterThan(100);
+    expect([...used].filter((key) => !(key in english))).toEqual([]);
+  });
+});
