@@ -192,6 +192,20 @@ const MATRIX: Record<string, Case> = {
     request: () => ({ method: 'get', path: '/statistic/runs/6f1c1f0e-8a51-4d7e-9d0c-1a2b3c4d5e6f' }),
     own: [404, 404, 404, 404],
   },
+  'POST /statistic/clusters': {
+    request: (_w, t) => ({
+      method: 'post',
+      path: '/statistic/clusters',
+      body: { groups: [t.group.id], start_date: '2026-10-01T00:00:00Z', end_date: '2026-11-01T00:00:00Z' },
+    }),
+    own: ADMINS_ONLY,
+    other: [422, 422, 403, 403],
+  },
+  'GET /statistic/spike': { request: () => ({ method: 'get', path: '/statistic/spike' }), own: ADMINS_ONLY },
+  'GET /statistic/spike/free': {
+    request: () => ({ method: 'get', path: '/statistic/spike/free' }),
+    own: ALL_OK,
+  },
   'GET /billing': { request: () => ({ method: 'get', path: '/billing' }), own: ALL_OK },
   'GET /billing/csv': { request: () => ({ method: 'get', path: '/billing/csv' }), own: ALL_OK },
   'GET /admin/cluster': {
@@ -338,6 +352,7 @@ const NOT_MUTATING = new Set([
   'POST /preferences/organization',
   'POST /parse/variables',
   'POST /statistic/runs',
+  'POST /statistic/clusters',
 ]);
 
 const countEvents = async (on: Harness) => Number((await on.db('events').count('* as n').first())!.n);

@@ -111,6 +111,10 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
   'GET /statistic/options': { access: 'signed-in' },
   'POST /statistic/runs': { access: 'signed-in' },
   'GET /statistic/runs/:run': { access: 'signed-in' },
+  // Role matrix: the Cluster Managers dashboard section is the administrator roles'.
+  'POST /statistic/clusters': { access: ADMINS },
+  'GET /statistic/spike': { access: ADMINS },
+  'GET /statistic/spike/free': { access: 'signed-in' },
   'GET /billing': { access: 'signed-in' },
   'GET /billing/csv': { access: 'signed-in' },
 

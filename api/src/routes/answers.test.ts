@@ -5,6 +5,7 @@ import { startTestKube, type TestKube } from '../resources/test-kube.js';
 import { routeDefinitions } from '../openapi-generate.js';
 import { servicesFor } from '../services/index.js';
 import { seedRunRecord } from '../services/statistics-fixtures.js';
+import { samplesOf, saveSamples } from '../services/statistics-sampler.js';
 import { deleteClusterManagers } from '../test-support/cluster-managers.js';
 import { FIXTURE_PASSWORD } from '../test-support/fixtures.js';
 import { createHarness, lastMailTo, tokenInMail, type Harness } from '../test-support/harness.js';
@@ -240,12 +241,49 @@ const CALLS: Record<string, (w: World) => Promise<Call>> = {
       body: { groups: [w.a.group.id], start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-02T00:00:00Z' },
     };
   },
+  'POST /statistic/clusters': async (w) => {
+    await seedUsage(w);
+    return {
+      method: 'post',
+      path: '/statistic/clusters',
+      body: {
+        groups: [w.a.group.id],
+        start_date: HOUR_AGO,
+        end_date: new Date(Date.now() + 60_000).toISOString(),
+      },
+    };
+  },
+  'GET /statistic/spike': async (w) => {
+    await seedUsage(w);
+    return { method: 'get', path: '/statistic/spike' };
+  },
+  'GET /statistic/spike/free': async () => ({ method: 'get', path: '/statistic/spike/free' }),
   'GET /statistic/runs/:run': async (w) => ({ method: 'get', path: `/statistic/runs/${await seedRun(w)}` }),
   'GET /billing': async (w) => {
     await seedRun(w);
     return { method: 'get', path: '/billing' };
   },
 };
+
+const HOUR_AGO = new Date(Date.now() - 3_600_000).toISOString();
+
+/** One minute's usage sample of a cluster manager assigned to organization A. */
+function seedUsage(w: World) {
+  return saveSamples(
+    h.db,
+    samplesOf(
+      [
+        {
+          metadata: { name: 'cm-a' },
+          spec: { organizations: [w.a.org.id], resources: { cpu: 4000, memory: 8192, disk: 10240 } },
+          status: { free: { cpu: 3000, memory: 4096, disk: 10000 } },
+        },
+      ],
+      new Map(),
+      Date.now() - 30 * 60_000,
+    ),
+  );
+}
 
 /** A recorded run of organization A's group, with two ended steps. */
 function seedRun(w: World) {

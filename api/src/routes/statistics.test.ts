@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedRunRecord } from '../services/statistics-fixtures.js';
+import { samplesOf, saveSamples } from '../services/statistics-sampler.js';
 import { createGroup, type GroupFixture } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
 import { createWorld, type World } from '../test-support/world.js';
@@ -227,4 +228,111 @@ describe('GET /statistic/runs/{run}', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^run:/);
   });
+});
+
+describe('cluster statistics', () => {
+  const now = Date.now();
+  const hourOf = (t: number) =>
+    new Date(Math.floor(t / 3_600_000) * 3_600_000).toISOString().replace('.000Z', 'Z');
+  /** A cluster manager of capacity 4000 m / 8192 MB / 10240 MB with `used` millicores allocated. */
+  const cluster = (name: string, spec: object, used: number) => ({
+    metadata: { name },
+    spec: { resources: { cpu: 4000, memory: 8192, disk: 10240 }, ...spec },
+    status: { free: { cpu: 4000 - used, memory: 8192 - used, disk: 10240 } },
+  });
+
+  beforeAll(async () => {
+    const at = async (ms: number, used: { a: number; pub: number; b: number }) =>
+      saveSamples(
+        h.db,
+        samplesOf(
+          [
+            cluster('cm-a', { organizations: [w.a.org.id] }, used.a),
+            cluster('cm-pub', { public: true, title: 'Shared' }, used.pub),
+            cluster('cm-b', { organizations: [w.b.org.id] }, used.b),
+          ],
+          new Map(),
+          ms,
+        ),
+      );
+    await at(now - 30 * 3_600_000, { a: 4000, pub: 4000, b: 4000 }); // older than 24 h
+    await at(now - 2 * 3_600_000, { a: 1000, pub: 2000, b: 0 });
+    await at(now - 3_600_000, { a: 3000, pub: 500, b: 3500 });
+    // A second replica sampling the same minute writes nothing.
+    await at(now - 3_600_000, { a: 0, pub: 0, b: 0 });
+  });
+
+  it.each([
+    // who, spike, total (latest minute), max (capacity then)
+    ['orgAdmin', 3500, 3500, 8000],
+    ['superAdmin', 7000, 7000, 12000], // every cluster manager
+    ['bAdmin', 4000, 4000, 8000],
+  ] as const)(
+    'GET /statistic/spike as %s: spike %i, now %i of %i millicores',
+    async (who, spike, total, max) => {
+      const res = await call(who, 'get', '/statistic/spike');
+      expect(res.status).toBe(200);
+      expect(res.body.result).toMatchObject({
+        spike_cpu: spike,
+        total_cpu: total,
+        max_cpu: max,
+        spike_disk: 0,
+      });
+    },
+  );
+
+  it('POST /statistic/clusters: the hourly peaks of the cluster managers the organization may use', async () => {
+    const res = await call('orgAdmin', 'post', '/statistic/clusters', {
+      groups: [w.a.group.id],
+      start_date: new Date(now - 3 * 3_600_000).toISOString(),
+      end_date: new Date(now).toISOString(),
+    });
+    expect(res.status).toBe(200);
+    expect(
+      res.body.result.map((c: { id: string; name: string; public: boolean }) => [c.id, c.name, c.public]),
+    ).toEqual([
+      ['cm-a', 'cm-a', false],
+      ['cm-pub', 'Shared', true],
+    ]);
+    expect(res.body.result[0].capacity).toEqual({ cpu: 4000, memory: 8192, disk: 10240 });
+    expect(res.body.result[0].cpu).toEqual([
+      { x: hourOf(now - 2 * 3_600_000), y: 1000 },
+      { x: hourOf(now - 3_600_000), y: 3000 },
+    ]);
+  });
+
+  it.each([
+    ['groupAdmin', 'get', '/statistic/spike', 403],
+    ['user', 'get', '/statistic/spike', 403],
+    ['user', 'post', '/statistic/clusters', 403],
+  ] as const)('%s %s %s → %i', async (who, method, path, status) => {
+    const res = await call(who, method, path, { groups: [], ...DAY });
+    expect(res.status).toBe(status);
+  });
+
+  it('POST /statistic/clusters refuses another organization’s group with 422 naming it', async () => {
+    const res = await call('orgAdmin', 'post', '/statistic/clusters', { groups: [w.b.group.id], ...DAY });
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).toMatch(/^groups\.0:/);
+  });
+
+  it.each([
+    ['orgAdmin', ['Alpha team', 'Others']],
+    ['user', ['Alpha team']],
+  ] as const)(
+    'GET /statistic/spike/free as %s: the quota of each of its groups (nothing runs)',
+    async (who, names) => {
+      const res = await call(who, 'get', '/statistic/spike/free');
+      expect(res.status).toBe(200);
+      const quotas = await h
+        .db('groups')
+        .whereIn('name', names)
+        .orderBy('name')
+        .select('quota_cpu', 'quota_memory', 'quota_disk');
+      expect(res.body.result.map((g: { name: string }) => g.name)).toEqual(names);
+      expect(
+        res.body.result.map((g: { cpu: number; memory: number; disk: number }) => [g.cpu, g.memory, g.disk]),
+      ).toEqual(quotas.map((q) => [q.quota_cpu, q.quota_memory, q.quota_disk]));
+    },
+  );
 });

@@ -37,6 +37,31 @@ export const zRunStatistics = z.strictObject({
   steps: z.number().int().describe('Step executions recorded.'),
 });
 
+const zCapacity = z.strictObject({ cpu: z.number(), memory: z.number(), disk: z.number() });
+
+export const zClusterStatistics = z.strictObject({
+  id: z.string().describe('The ClusterManager name.'),
+  name: z.string(),
+  public: z.boolean(),
+  capacity: zCapacity.describe('At the latest sample (millicores, MB, MB).'),
+  cpu: z.array(zPoint).describe('Peak millicores allocated per hour (ranges up to 3 days) or per day.'),
+  memory: z.array(zPoint).describe('Peak MB of memory allocated per hour or day.'),
+  disk: z.array(zPoint).describe('Peak MB of disk allocated per hour or day.'),
+});
+
+const n = (what: string) => z.number().describe(what);
+export const zSpike = z.strictObject({
+  spike_cpu: n('Peak millicores allocated in one minute of the last 24 hours.'),
+  spike_memory: n('Peak MB of memory allocated in one minute of the last 24 hours.'),
+  spike_disk: n('Peak MB of disk allocated in one minute of the last 24 hours.'),
+  total_cpu: n('Millicores allocated at the latest sample.'),
+  total_memory: n('MB of memory allocated at the latest sample.'),
+  total_disk: n('MB of disk allocated at the latest sample.'),
+  max_cpu: n('Millicores of capacity at the latest sample.'),
+  max_memory: n('MB of memory capacity at the latest sample.'),
+  max_disk: n('MB of disk capacity at the latest sample.'),
+});
+
 const MAX_RANGE_MS = 400 * 24 * 3_600_000;
 
 const zRange = z
@@ -96,6 +121,52 @@ export function statisticsRoutes(services: Services): RouteDefinition[] {
           start: new Date(body.start_date),
           end: new Date(body.end_date),
         });
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/statistic/clusters',
+      tag: 'statistics',
+      summary:
+        'Allocation of the cluster managers the organization may use (all for the super admin), sampled ' +
+        'every minute: peaks per hour or day of [start_date, end_date). The groups are checked as for ' +
+        'POST /statistic/runs.',
+      body: zRange,
+      result: z.array(zClusterStatistics),
+      async handler({ caller, organizationId, role, body }) {
+        const scope = scopeOf(caller!, organizationId, role);
+        await statistics.checkGroups(scope, body.groups);
+        return statistics.clusters(scope, { start: new Date(body.start_date), end: new Date(body.end_date) });
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/statistic/spike',
+      tag: 'statistics',
+      summary:
+        'Peak, current and capacity of the cluster managers the organization may use over the last 24 hours.',
+      result: zSpike,
+      async handler({ caller, organizationId, role }) {
+        return statistics.spike(scopeOf(caller!, organizationId, role));
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/statistic/spike/free',
+      tag: 'statistics',
+      summary:
+        "Per group of the caller's, its quota less what its running steps hold now (millicores, MB, MB).",
+      result: z.array(
+        z.strictObject({
+          id: z.uuid(),
+          name: z.string(),
+          cpu: z.number(),
+          memory: z.number(),
+          disk: z.number(),
+        }),
+      ),
+      async handler({ caller, organizationId, role }) {
+        return statistics.free(scopeOf(caller!, organizationId, role));
       },
     }),
     route({

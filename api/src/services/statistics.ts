@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Role } from '../authorization.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { Resources } from '../resources/index.js';
+import { allocationForRun } from './run-records.js';
 
 /** Who asks, in which organization: administrator-type roles see every group of it. */
 export interface StatisticsScope {
@@ -53,9 +54,42 @@ export interface RunStatistics {
 }
 
 const iso = (value: unknown): string => new Date(value as string).toISOString();
+const SPIKE_WINDOW_MS = 24 * HOUR_MS;
+
+export interface ClusterStatistics {
+  id: string;
+  name: string;
+  public: boolean;
+  capacity: { cpu: number; memory: number; disk: number };
+  cpu: Point[];
+  memory: Point[];
+  disk: Point[];
+}
+
+export interface Spike {
+  spike_cpu: number;
+  spike_memory: number;
+  spike_disk: number;
+  total_cpu: number;
+  total_memory: number;
+  total_disk: number;
+  max_cpu: number;
+  max_memory: number;
+  max_disk: number;
+}
 
 export function createStatisticsService(deps: { db: Knex; resources: Resources | null }) {
   const { db, resources } = deps;
+
+  /** Cluster usage samples the caller may read: all for the super admin, else public or assigned ones. */
+  const visibleUsage = (scope: StatisticsScope) => {
+    const q = db('cluster_usage');
+    return scope.role === 'admin'
+      ? q
+      : q.where((w) =>
+          w.where('is_public', true).orWhereRaw('?::uuid = ANY(organizations)', [scope.organizationId]),
+        );
+  };
 
   /** The groups the caller may read statistics of: all of the organization for admin types, else their own. */
   async function groupsOf(scope: StatisticsScope): Promise<{ id: string; name: string }[]> {
@@ -68,9 +102,19 @@ export function createStatisticsService(deps: { db: Knex; resources: Resources |
     return query;
   }
 
+  /** The groups' names; a group the caller may not read is a 422 naming `groups.<index>`. */
+  async function checkGroups(scope: StatisticsScope, groups: string[]): Promise<Map<string, string>> {
+    const visible = new Map((await groupsOf(scope)).map((g) => [g.id, g.name]));
+    groups.forEach((id, i) => {
+      if (!visible.has(id)) throw unprocessable(`groups.${i}: no group ${id} you may see`, 'invalid_body');
+    });
+    return visible;
+  }
+
   return {
     /** GET /statistic/options: the groups of the filter bar. */
     options: groupsOf,
+    checkGroups,
 
     /**
      * POST /statistic/runs: per chosen group, run outcomes ended in [start, end), the runs waiting
@@ -82,10 +126,7 @@ export function createStatisticsService(deps: { db: Knex; resources: Resources |
       scope: StatisticsScope,
       filter: { groups: string[]; start: Date; end: Date },
     ): Promise<GroupStatistics[]> {
-      const visible = new Map((await groupsOf(scope)).map((g) => [g.id, g.name]));
-      filter.groups.forEach((id, i) => {
-        if (!visible.has(id)) throw unprocessable(`groups.${i}: no group ${id} you may see`, 'invalid_body');
-      });
+      const visible = await checkGroups(scope, filter.groups);
       const ids = [...new Set(filter.groups)];
       if (ids.length === 0) return [];
       const bucketMs = filter.end.getTime() - filter.start.getTime() <= HOURLY_UP_TO_MS ? HOUR_MS : DAY_MS;
@@ -152,6 +193,142 @@ export function createStatisticsService(deps: { db: Knex; resources: Resources |
           disk: line('disk'),
         };
       });
+    },
+
+    /**
+     * POST /statistic/clusters: per cluster manager the caller's organization may use, the peak
+     * allocation sampled in each hour (ranges up to 3 days) or day of [start, end), and its latest capacity.
+     */
+    async clusters(scope: StatisticsScope, filter: { start: Date; end: Date }): Promise<ClusterStatistics[]> {
+      const unit = filter.end.getTime() - filter.start.getTime() <= HOURLY_UP_TO_MS ? 'hour' : 'day';
+      const rows: {
+        cluster: string;
+        x: string;
+        cpu: number;
+        memory: number;
+        disk: number;
+      }[] = await visibleUsage(scope)
+        .where('minute', '>=', filter.start.toISOString())
+        .where('minute', '<', filter.end.toISOString())
+        .groupBy('cluster', 'x')
+        .orderBy(['cluster', 'x'])
+        .select(
+          'cluster',
+          db.raw(
+            `to_char(date_trunc('${unit}', minute AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS x`,
+          ),
+          db.raw('max(used_cpu) AS cpu'),
+          db.raw('max(used_memory) AS memory'),
+          db.raw('max(used_disk) AS disk'),
+        );
+      const clusters = [...new Set(rows.map((r) => r.cluster))];
+      if (clusters.length === 0) return [];
+      const latest: Record<string, unknown>[] = await db('cluster_usage')
+        .whereIn('cluster', clusters)
+        .distinctOn('cluster')
+        .orderBy([{ column: 'cluster' }, { column: 'minute', order: 'desc' }])
+        .select('cluster', 'name', 'is_public', 'capacity_cpu', 'capacity_memory', 'capacity_disk');
+      return clusters.map((id) => {
+        const info = latest.find((l) => l.cluster === id)!;
+        const points = rows.filter((r) => r.cluster === id);
+        const line = (k: 'cpu' | 'memory' | 'disk') => points.map((p) => ({ x: p.x, y: Number(p[k]) }));
+        return {
+          id,
+          name: info.name as string,
+          public: info.is_public as boolean,
+          capacity: {
+            cpu: Number(info.capacity_cpu),
+            memory: Number(info.capacity_memory),
+            disk: Number(info.capacity_disk),
+          },
+          cpu: line('cpu'),
+          memory: line('memory'),
+          disk: line('disk'),
+        };
+      });
+    },
+
+    /**
+     * GET /statistic/spike: over the last 24 hours of samples of the clusters the caller may read,
+     * the peak allocated in one minute (spike_*), what was allocated at the latest sampled minute
+     * (total_*) and the capacity then (max_*). Zeros without samples.
+     */
+    async spike(scope: StatisticsScope, now = Date.now()): Promise<Spike> {
+      const perMinute = visibleUsage(scope)
+        .where('minute', '>', new Date(now - SPIKE_WINDOW_MS).toISOString())
+        .groupBy('minute')
+        .select(
+          'minute',
+          db.raw('sum(used_cpu)::int AS cpu'),
+          db.raw('sum(used_memory)::int AS memory'),
+          db.raw('sum(used_disk)::int AS disk'),
+          db.raw('sum(capacity_cpu)::int AS ccpu'),
+          db.raw('sum(capacity_memory)::int AS cmemory'),
+          db.raw('sum(capacity_disk)::int AS cdisk'),
+        )
+        .as('per_minute');
+      const peak = await db
+        .from(perMinute)
+        .first(
+          db.raw('coalesce(max(cpu), 0)::int AS cpu'),
+          db.raw('coalesce(max(memory), 0)::int AS memory'),
+          db.raw('coalesce(max(disk), 0)::int AS disk'),
+        );
+      const last = await db.from(perMinute.clone().as('per_minute')).orderBy('minute', 'desc').first();
+      return {
+        spike_cpu: Number(peak?.cpu ?? 0),
+        spike_memory: Number(peak?.memory ?? 0),
+        spike_disk: Number(peak?.disk ?? 0),
+        total_cpu: Number(last?.cpu ?? 0),
+        total_memory: Number(last?.memory ?? 0),
+        total_disk: Number(last?.disk ?? 0),
+        max_cpu: Number(last?.ccpu ?? 0),
+        max_memory: Number(last?.cmemory ?? 0),
+        max_disk: Number(last?.cdisk ?? 0),
+      };
+    },
+
+    /**
+     * GET /statistic/spike/free: per group of the caller (the options), its quota less what the
+     * group's busy runs hold now (never below 0).
+     */
+    async free(
+      scope: StatisticsScope,
+    ): Promise<{ id: string; name: string; cpu: number; memory: number; disk: number }[]> {
+      const groups = await groupsOf(scope);
+      if (groups.length === 0) return [];
+      const quotas: { id: string; quota_cpu: number; quota_memory: number; quota_disk: number }[] = await db(
+        'groups',
+      )
+        .whereIn(
+          'id',
+          groups.map((g) => g.id),
+        )
+        .select('id', 'quota_cpu', 'quota_memory', 'quota_disk');
+      const out = [];
+      for (const g of groups) {
+        const used = { cpu: 0, memory: 0, disk: 0 };
+        for (const run of resources?.runs.byIndex('group', g.id) ?? []) {
+          if (!RUNNING.has(run.status?.phase ?? '') || !resources) continue;
+          const allocationOf = await allocationForRun(resources, run, scope.organizationId);
+          for (const step of run.status?.sandboxStatuses ?? []) {
+            if (step.status !== 'INIT' && step.status !== 'RUNNING') continue;
+            const a = allocationOf(step);
+            used.cpu += a.cpu;
+            used.memory += a.memory;
+            used.disk += a.disk;
+          }
+        }
+        const q = quotas.find((r) => r.id === g.id);
+        out.push({
+          id: g.id,
+          name: g.name,
+          cpu: Math.max(0, (q?.quota_cpu ?? 0) - used.cpu),
+          memory: Math.max(0, (q?.quota_memory ?? 0) - used.memory),
+          disk: Math.max(0, (q?.quota_disk ?? 0) - used.disk),
+        });
+      }
+      return out;
     },
 
     /**

@@ -1403,6 +1403,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/statistic/clusters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Allocation of the cluster managers the organization may use (all for the super admin), sampled every minute: peaks per hour or day of [start_date, end_date). The groups are checked as for POST /statistic/runs. */
+        post: operations["postStatisticClusters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statistic/spike": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Peak, current and capacity of the cluster managers the organization may use over the last 24 hours. */
+        get: operations["getStatisticSpike"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statistic/spike/free": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per group of the caller's, its quota less what its running steps hold now (millicores, MB, MB). */
+        get: operations["getStatisticSpikeFree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/statistic/runs/{run}": {
         parameters: {
             query?: never;
@@ -9889,6 +9940,195 @@ export interface operations {
                                 x: string;
                                 y: number;
                             }[];
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postStatisticClusters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    groups: string[];
+                    /** Format: date-time */
+                    start_date: string;
+                    /** Format: date-time */
+                    end_date: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    groups: string[];
+                    /** Format: date-time */
+                    start_date: string;
+                    /** Format: date-time */
+                    end_date: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description The ClusterManager name. */
+                            id: string;
+                            name: string;
+                            public: boolean;
+                            /** @description At the latest sample (millicores, MB, MB). */
+                            capacity: {
+                                cpu: number;
+                                memory: number;
+                                disk: number;
+                            };
+                            /** @description Peak millicores allocated per hour (ranges up to 3 days) or per day. */
+                            cpu: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                            /** @description Peak MB of memory allocated per hour or day. */
+                            memory: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                            /** @description Peak MB of disk allocated per hour or day. */
+                            disk: {
+                                /** Format: date-time */
+                                x: string;
+                                y: number;
+                            }[];
+                        }[];
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStatisticSpike: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description Peak millicores allocated in one minute of the last 24 hours. */
+                            spike_cpu: number;
+                            /** @description Peak MB of memory allocated in one minute of the last 24 hours. */
+                            spike_memory: number;
+                            /** @description Peak MB of disk allocated in one minute of the last 24 hours. */
+                            spike_disk: number;
+                            /** @description Millicores allocated at the latest sample. */
+                            total_cpu: number;
+                            /** @description MB of memory allocated at the latest sample. */
+                            total_memory: number;
+                            /** @description MB of disk allocated at the latest sample. */
+                            total_disk: number;
+                            /** @description Millicores of capacity at the latest sample. */
+                            max_cpu: number;
+                            /** @description MB of memory capacity at the latest sample. */
+                            max_memory: number;
+                            /** @description MB of disk capacity at the latest sample. */
+                            max_disk: number;
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getStatisticSpikeFree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            cpu: number;
+                            memory: number;
+                            disk: number;
                         }[];
                         status: number;
                     };
