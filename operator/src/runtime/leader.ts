@@ -2,7 +2,7 @@
 // candidate takes it over only when renewTime + leaseDurationSeconds has passed, with optimistic
 // concurrency (resourceVersion) so two replicas never both win. Leaving releases the lease so a
 // successor starts at once.
-import type { V1Lease } from '@kubernetes/client-node';
+import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { statusCode, type Kube } from '@sandflow/kube';
 
@@ -79,7 +79,8 @@ export class LeaderElector {
 
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.opts;
-    const now = new Date();
+    // A Lease's times are MicroTime: a real API server refuses milliseconds (".498Z"), kube-lite took both.
+    const now = new V1MicroTime();
     let lease: V1Lease | undefined;
     try {
       lease = await this.kube.coordination.readNamespacedLease({ name, namespace });
@@ -150,7 +151,7 @@ export class LeaderElector {
             await this.kube.coordination.replaceNamespacedLease({
               name: this.opts.name,
               namespace: this.opts.namespace,
-              body: { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new Date(0) } },
+              body: { ...lease, spec: { ...lease.spec, holderIdentity: '', renewTime: new V1MicroTime(0) } },
             });
           }
         } catch (e) {
