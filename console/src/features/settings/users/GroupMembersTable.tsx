@@ -1,0 +1,158 @@
+import DeleteOutline from '@mui/icons-material/DeleteOutlined';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import {
+  Button,
+  Checkbox,
+  IconButton,
+  Paper,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  Tooltip,
+  Typography,
+} from '@mui/material';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../../lib/datetime';
+import { PAGE_SIZES, pageRows } from '../common/table';
+import type { GroupTable, GroupTableUser } from '../types';
+import { quotaText } from './members';
+
+/**
+ * One group's members (spec 3 §2.4): checkbox, Name, Email, UID, Quota, Last Sandbox Created,
+ * and the row actions edit quota and remove from the group. The checked rows can be removed
+ * together.
+ */
+export function GroupMembersTable({
+  group,
+  members,
+  onEditQuota,
+  onRemove,
+}: {
+  group: GroupTable;
+  members: readonly GroupTableUser[];
+  onEditQuota: (member: GroupTableUser) => void;
+  onRemove: (members: GroupTableUser[]) => void;
+}) {
+  const { t } = useTranslation('settings');
+  const [page, setPage] = useState(0);
+  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const units = { cores: t('units.cores'), gb: t('units.gb') };
+  const selected = members.filter((m) => checked.has(m.id));
+  const toggle = (id: string) =>
+    setChecked((now) => {
+      const next = new Set(now);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const shownPage = Math.min(page, Math.max(0, Math.ceil(members.length / size) - 1));
+
+  return (
+    <Stack spacing={1} component="section" aria-label={t('members.groupTable', { group: group.name })}>
+      <Stack direction="row" spacing={2} sx={{ alignItems: 'center', minHeight: 36 }}>
+        <Typography variant="h6" component="h2">
+          {group.name}
+        </Typography>
+        {selected.length > 0 && (
+          <Button
+            color="error"
+            startIcon={<DeleteOutline />}
+            onClick={() => onRemove(selected)}
+            sx={{ ml: 'auto !important' }}
+          >
+            {t('members.removeSelected', { count: selected.length })}
+          </Button>
+        )}
+      </Stack>
+      <TableContainer component={Paper} variant="outlined">
+        <Table size="small" aria-label={t('members.groupTable', { group: group.name })}>
+          <TableHead>
+            <TableRow>
+              <TableCell padding="checkbox">
+                <Checkbox
+                  size="small"
+                  checked={members.length > 0 && selected.length === members.length}
+                  indeterminate={selected.length > 0 && selected.length < members.length}
+                  disabled={members.length === 0}
+                  onChange={(e) => setChecked(new Set(e.target.checked ? members.map((m) => m.id) : []))}
+                  slotProps={{ input: { 'aria-label': t('members.selectAll', { group: group.name }) } }}
+                />
+              </TableCell>
+              <TableCell>{t('columns.name')}</TableCell>
+              <TableCell>{t('columns.email')}</TableCell>
+              <TableCell>{t('columns.uid')}</TableCell>
+              <TableCell>{t('columns.quota')}</TableCell>
+              <TableCell>{t('columns.lastSandbox')}</TableCell>
+              <TableCell align="right">{t('columns.actions')}</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {members.length === 0 && (
+              <TableRow>
+                <TableCell colSpan={7} align="center">
+                  {t('noData')}
+                </TableCell>
+              </TableRow>
+            )}
+            {pageRows(members, shownPage, size).map((m) => (
+              <TableRow key={m.uuid} hover selected={checked.has(m.id)}>
+                <TableCell padding="checkbox">
+                  <Checkbox
+                    size="small"
+                    checked={checked.has(m.id)}
+                    onChange={() => toggle(m.id)}
+                    slotProps={{ input: { 'aria-label': t('members.select', { name: m.email }) } }}
+                  />
+                </TableCell>
+                <TableCell>{m.name}</TableCell>
+                <TableCell>{m.email}</TableCell>
+                <TableCell>{m.uid ?? ''}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{quotaText(m.quota, units)}</TableCell>
+                <TableCell>
+                  {m.last_sandbox_created ? formatDateTime(m.last_sandbox_created) : t('members.never')}
+                </TableCell>
+                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                  <Tooltip title={t('members.editQuota')}>
+                    <IconButton
+                      aria-label={t('members.editQuotaNamed', { name: m.email })}
+                      onClick={() => onEditQuota(m)}
+                    >
+                      <EditOutlined fontSize="small" />
+                    </IconButton>
+                  </Tooltip>
+                  <Tooltip title={t('members.remove')}>
+                    <IconButton
+                      aria-label={t('members.removeNamed', { name: m.email })}
+                      onClick={() => onRemove([m])}
+                    >
+                      <DeleteOutline fontSize="small" />
+                    </IconButton>
+                  </Tooltip>
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+        <TablePagination
+          component="div"
+          count={members.length}
+          page={shownPage}
+          rowsPerPage={size}
+          rowsPerPageOptions={PAGE_SIZES}
+          onPageChange={(_e, next) => setPage(next)}
+          onRowsPerPageChange={(e) => {
+            setSize(Number(e.target.value));
+            setPage(0);
+          }}
+        />
+      </TableContainer>
+    </Stack>
+  );
+}
