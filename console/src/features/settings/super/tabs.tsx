@@ -2,8 +2,7 @@ import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 
 /**
  * The tabs of Super Settings (spec 3 §2.5), in order: the tab id (the `?tab=` of the URL and
- * the key of its label in settings.json `super.tabs`) and its lazily loaded component. The
- * cluster-manager issue replaces the cluster_managers entry.
+ * the key of its label in settings.json `super.tabs`) and its lazily loaded component.
  */
 export interface SuperTab {
   id: string;
@@ -11,9 +10,9 @@ export interface SuperTab {
 }
 
 export const SUPER_TABS: readonly SuperTab[] = [
-  { id: 'organizations', Component: lazy(() => import('../NothingYet')) },
-  { id: 'groups', Component: lazy(() => import('../NothingYet')) },
-  { id: 'users', Component: lazy(() => import('../NothingYet')) },
+  { id: 'organizations', Component: lazy(() => import('./OrganizationsTab')) },
+  { id: 'groups', Component: lazy(() => import('./GroupsTab')) },
+  { id: 'users', Component: lazy(() => import('./UsersTab')) },
   { id: 'cluster_managers', Component: lazy(() => import('../NothingYet')) },
   { id: 'miscellaneous', Component: lazy(() => import('../NothingYet')) },
 ];
