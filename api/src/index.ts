@@ -35,3 +35,11 @@ export function resourcesSynced(deps: ApiDeps): boolean {
   const resources = servicesFor(deps).resources;
   return !resources || resources.isSynced();
 }
+export {
+  AgentHub,
+  AGENT_LOST_ANNOTATION,
+  ARCHITECTURE_ANNOTATION,
+  DEFAULT_LOST_AFTER_MS,
+  type AgentHubOptions,
+} from './agents/hub.js';
+export { AGENT_PATH, type AgentMessage, type AppliedWorkflow, type HubMessage } from './agents/protocol.js';

@@ -17,9 +17,11 @@ import {
   type Runner,
   type RuntimeChoice,
 } from './runner/index.js';
-import { startOperator } from '@sandflow/operator';
+import { DEFAULT_PLATFORM_CLUSTER, lostAfterMs, startOperator } from '@sandflow/operator';
+import { LABELS } from '@sandflow/kube';
 import { LayoutStore } from '@sandflow/images';
 import {
+  AgentHub,
   ApiMetrics,
   answerClientErrors,
   attachRealtime,
@@ -32,6 +34,7 @@ import {
   migrateApi,
   registryCredentials,
   resourcesSynced,
+  servicesFor,
   type ApiDeps,
 } from '@sandflow/api';
 import { createBuilder, reapBuilders } from './builder/index.js';
@@ -113,6 +116,11 @@ async function main(): Promise<void> {
         registrySecret: config.registrySecret,
         // An explicit folder of unpacked images keeps the offline path; otherwise images are pulled.
         ...(process.env.SANDFLOW_IMAGES_DIR ? { imagesDir: config.imagesDir } : {}),
+        // Workflows placed on an agent's cluster manager run there (the agent hub sends them).
+        accepts: (wf) => {
+          const cm = wf.metadata.labels?.[LABELS.clusterManager];
+          return !cm || cm === DEFAULT_PLATFORM_CLUSTER;
+        },
       })
     : undefined;
   // The operator registers and heartbeats the platform-owned ClusterManager (the capacity
@@ -157,6 +165,15 @@ async function main(): Promise<void> {
       })
     : undefined;
   if (builder) apiDeps.builder = builder;
+  // Agents of other cluster managers connect here; the runs placed on them are theirs to execute.
+  const agents = new AgentHub({
+    kc,
+    logger: log,
+    lostAfterMs: lostAfterMs(),
+    verify: (token, from) => servicesFor(apiDeps).clusterTokens.verifyAgentToken(token, from),
+  });
+  await agents.start();
+  apiDeps.agentArgo = (clusterManager) => agents.argoServerFor(clusterManager);
   await ensureSuperAdmin(apiDeps, (line) => console.log(line));
 
   let ready = true;
@@ -193,6 +210,7 @@ async function main(): Promise<void> {
   answerClientErrors(server); // the JSON envelope, not a bare 431/400, for requests Node's parser refuses
   const realtime = attachRealtime(server, apiDeps);
   const terminal = attachTerminal(server, apiDeps);
+  const agentSockets = agents.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) => reject(new Error(`cannot listen on 127.0.0.1:${config.port}`, { cause: e })));
     server.listen(config.port, '127.0.0.1', resolve);
@@ -208,8 +226,10 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping');
     realtime.close();
     terminal.close();
+    agentSockets.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await agents.stop();
     await closeServices(apiDeps);
     await builder?.close();
     await operator.stop();
