@@ -13,6 +13,6 @@ export const SUPER_TABS: readonly SuperTab[] = [
   { id: 'organizations', Component: lazy(() => import('./OrganizationsTab')) },
   { id: 'groups', Component: lazy(() => import('./GroupsTab')) },
   { id: 'users', Component: lazy(() => import('./UsersTab')) },
-  { id: 'cluster_managers', Component: lazy(() => import('../NothingYet')) },
-  { id: 'miscellaneous', Component: lazy(() => import('../NothingYet')) },
+  { id: 'cluster_managers', Component: lazy(() => import('./ClusterManagersTab')) },
+  { id: 'miscellaneous', Component: lazy(() => import('./MiscellaneousTab')) },
 ];
