@@ -203,14 +203,14 @@ describe('an agent of another cluster manager', () => {
       const list = await call(world.a.user, 'GET', '/cluster');
       const cm = list.body.result?.find((c: { id: string }) => c.id === clusterId);
       return cm?.connection === 'connected' && cm.cpu > 0 ? cm : undefined;
-    }, 60_000).catch((e: Error) => {
+    }, 100_000).catch((e: Error) => {
       throw new Error(`${e.message}\nagent output:\n${agentOut}`);
     });
     expect(seen).toMatchObject({ isAlive: true, label: os.hostname(), version: '0.1.0' });
     expect(seen.memory).toBeGreaterThan(0);
     expect(seen.disk).toBeGreaterThan(0);
     expect(hub.connected(clusterId)).toBe(true);
-  }, 90_000);
+  }, 120_000);
 
   it("runs a session that prefers it in the agent's runner, not the platform's", async () => {
     const started = await start('hello');
@@ -232,6 +232,16 @@ describe('an agent of another cluster manager', () => {
     helloWorkflow = { namespace: placed.items[0]!.metadata.namespace, name: placed.items[0]!.metadata.name };
     expect(filesContaining(agentDir, 'hello-from-the-agent')).not.toEqual([]);
     expect(filesContaining(env.dataDir, 'hello-from-the-agent')).toEqual([]);
+    // The run dashboard's log comes from the agent's argo-server, over its socket.
+    const access = await servicesFor(deps).tokens.signAccessToken({
+      userId: world.a.target.id,
+      organizationId: world.a.org.id,
+    });
+    const log = await fetch(`${base}/api/v0/file/${run_uuid}/hello/hello`, {
+      headers: { authorization: `Bearer ${access}` },
+    });
+    expect(log.status).toBe(200);
+    expect(await log.text()).toContain('hello-from-the-agent');
   }, 90_000);
 
   it.each([
