@@ -1,12 +1,10 @@
 import AddIcon from '@mui/icons-material/Add';
 import MoreVert from '@mui/icons-material/MoreVert';
-import SearchIcon from '@mui/icons-material/Search';
 import {
   Box,
   Button,
   Chip,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -17,12 +15,12 @@ import {
   TablePagination,
   TableRow,
   TableSortLabel,
-  TextField,
   Tooltip,
   Typography,
 } from '@mui/material';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SearchField } from '../common/SearchField';
 import { formatDateTime } from '../../../lib/datetime';
 import { PAGE_SIZES, pageRows, sortRows, type SortDirection } from '../common/table';
 import { toDisplay } from '../quota';
@@ -166,24 +164,13 @@ export function ClustersTable({
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-        <TextField
-          size="small"
-          placeholder={t('search')}
+        <SearchField
           value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
+          onChange={(value) => {
+            setSearch(value);
             setPage(0);
           }}
-          slotProps={{
-            input: {
-              startAdornment: (
-                <InputAdornment position="start">
-                  <SearchIcon fontSize="small" />
-                </InputAdornment>
-              ),
-            },
-            htmlInput: { 'aria-label': t('clusters.search') },
-          }}
+          label={t('clusters.search')}
         />
         <Button
           variant="contained"

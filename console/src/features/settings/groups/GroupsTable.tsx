@@ -1,11 +1,9 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import SearchIcon from '@mui/icons-material/Search';
 import {
   Button,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -16,11 +14,11 @@ import {
   TablePagination,
   TableRow,
   TableSortLabel,
-  TextField,
   Tooltip,
 } from '@mui/material';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SearchField } from '../common/SearchField';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { PAGE_SIZES, pageRows, sortRows, type SortDirection } from '../common/table';
@@ -123,24 +121,13 @@ export function GroupsTable({
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-        <TextField
-          size="small"
-          placeholder={t('search')}
+        <SearchField
           value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
+          onChange={(value) => {
+            setSearch(value);
             setPage(0);
           }}
-          slotProps={{
-            input: {
-              startAdornment: (
-                <InputAdornment position="start">
-                  <SearchIcon fontSize="small" />
-                </InputAdornment>
-              ),
-            },
-            htmlInput: { 'aria-label': t('groups.search') },
-          }}
+          label={t('groups.search')}
         />
         {toolbar}
         <Button

@@ -1,13 +1,11 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import SearchIcon from '@mui/icons-material/Search';
 import {
   Button,
   Checkbox,
   FormControlLabel,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -17,11 +15,11 @@ import {
   TableHead,
   TablePagination,
   TableRow,
-  TextField,
   Tooltip,
 } from '@mui/material';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SearchField } from '../common/SearchField';
 import { formatDateTime } from '../../../lib/datetime';
 import { toasts } from '../../toasts/toast-store';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
@@ -82,24 +80,13 @@ export default function OrganizationsTab() {
       {() => (
         <Stack spacing={2}>
           <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-            <TextField
-              size="small"
-              placeholder={t('search')}
+            <SearchField
               value={search}
-              onChange={(e) => {
-                setSearch(e.target.value);
+              onChange={(value) => {
+                setSearch(value);
                 setPage(0);
               }}
-              slotProps={{
-                input: {
-                  startAdornment: (
-                    <InputAdornment position="start">
-                      <SearchIcon fontSize="small" />
-                    </InputAdornment>
-                  ),
-                },
-                htmlInput: { 'aria-label': t('organizations.search') },
-              }}
+              label={t('organizations.search')}
             />
             <Button
               variant="contained"

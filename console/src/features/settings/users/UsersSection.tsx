@@ -1,8 +1,8 @@
 import PersonAddAlt from '@mui/icons-material/PersonAddAlt';
-import SearchIcon from '@mui/icons-material/Search';
-import { Alert, Button, InputAdornment, Stack, TextField } from '@mui/material';
+import { Alert, Button, Stack } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SearchField } from '../common/SearchField';
 import { useMe } from '../../../api/queries';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
@@ -54,22 +54,7 @@ export default function UsersSection() {
         return (
           <Stack spacing={3}>
             <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-              <TextField
-                size="small"
-                placeholder={t('search')}
-                value={search}
-                onChange={(e) => setSearch(e.target.value)}
-                slotProps={{
-                  input: {
-                    startAdornment: (
-                      <InputAdornment position="start">
-                        <SearchIcon fontSize="small" />
-                      </InputAdornment>
-                    ),
-                  },
-                  htmlInput: { 'aria-label': t('users.search') },
-                }}
-              />
+              <SearchField value={search} onChange={setSearch} label={t('users.search')} />
               {canInvite && (
                 <Button
                   variant="contained"

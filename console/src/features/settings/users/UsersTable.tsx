@@ -1,11 +1,9 @@
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import PersonAddAlt from '@mui/icons-material/PersonAddAlt';
-import SearchIcon from '@mui/icons-material/Search';
 import {
   Button,
   Chip,
   IconButton,
-  InputAdornment,
   Paper,
   Stack,
   Table,
@@ -15,11 +13,11 @@ import {
   TableHead,
   TablePagination,
   TableRow,
-  TextField,
   Tooltip,
 } from '@mui/material';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { SearchField } from '../common/SearchField';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { PAGE_SIZES, pageRows } from '../common/table';
@@ -58,24 +56,13 @@ export function UsersTable({
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-        <TextField
-          size="small"
-          placeholder={t('search')}
+        <SearchField
           value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
+          onChange={(value) => {
+            setSearch(value);
             setPage(0);
           }}
-          slotProps={{
-            input: {
-              startAdornment: (
-                <InputAdornment position="start">
-                  <SearchIcon fontSize="small" />
-                </InputAdornment>
-              ),
-            },
-            htmlInput: { 'aria-label': t('users.search') },
-          }}
+          label={t('users.search')}
         />
         {toolbar}
         <Button
