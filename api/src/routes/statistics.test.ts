@@ -182,6 +182,10 @@ describe('POST /statistic/runs', () => {
     [{ start_date: '2026-11-02T00:00:00Z', end_date: '2026-11-01T00:00:00Z' }, 'start_date'],
     [{ start_date: 'yesterday', end_date: '2026-11-01T00:00:00Z' }, 'start_date'],
     [{ start_date: '2024-01-01T00:00:00Z', end_date: '2026-11-01T00:00:00Z' }, 'end_date'],
+    // Outside what a timestamp column and toISOString agree on (year 0, year 10000 after the offset).
+    [{ start_date: '0000-01-01T00:00:00Z', end_date: '0000-01-02T00:00:00Z' }, 'start_date'],
+    [{ start_date: '9999-12-31T12:00:00Z', end_date: '9999-12-31T23:59:59-14:00' }, 'end_date'],
+    [{ start_date: '1969-12-31T00:00:00Z', end_date: '1970-01-02T00:00:00Z' }, 'start_date'],
   ])('refuses the range %j with 422 naming %s', async (range, field) => {
     const res = await call('orgAdmin', 'post', '/statistic/runs', { groups: [w.a.group.id], ...range });
     expect(res.status).toBe(422);

@@ -63,6 +63,8 @@ export const zSpike = z.strictObject({
 });
 
 const MAX_RANGE_MS = 400 * 24 * 3_600_000;
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 const zRange = z
   .object({
@@ -74,7 +76,12 @@ const zRange = z
   .superRefine((value, ctx) => {
     const start = Date.parse(value.start_date);
     const end = Date.parse(value.end_date);
-    if (start > end)
+    // Year 0 or 10000 (after the offset) is past what the timestamp columns and toISOString share.
+    if (start < EARLIEST)
+      ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'must be 1970-01-01 or later' });
+    else if (end > LATEST)
+      ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be 9999-12-31 or earlier' });
+    else if (start > end)
       ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'must not be after end_date' });
     else if (end - start > MAX_RANGE_MS)
       ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'at most 400 days after start_date' });
