@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nanoToDollars, priceStep } from './billing-prices.js';
+import { dollarsOfNano, priceStep } from './billing-prices.js';
 
 const HOUR_NS = 3_600_000_000_000n;
 
@@ -34,7 +34,7 @@ describe('priceStep (spec 2 §9 price table)', () => {
     [5_000_000n, 0.01],
     [1_234_567_890n, 1.23],
     [1_235_000_000n, 1.24],
-  ])('nanoToDollars(%s) = %f', (nano, dollars) => {
-    expect(nanoToDollars(nano)).toBe(dollars);
+  ])('dollarsOfNano(%s) = %f', (nano, dollars) => {
+    expect(dollarsOfNano(nano)).toBe(dollars);
   });
 });

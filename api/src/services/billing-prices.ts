@@ -45,7 +45,7 @@ export function priceStep(cpu: number, memory: number, durationNs: bigint): Pric
 }
 
 /** Dollars to the cent from nano-dollars (half up): 1 cent = 10 000 000 nano-dollars. */
-export function nanoToDollars(nano: bigint | string | number): number {
+export function dollarsOfNano(nano: bigint | string | number): number {
   const n = BigInt(nano);
   const cents = (n + 5_000_000n) / 10_000_000n;
   return Number(cents) / 100;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Role } from '../authorization.js';
-import { nanoToDollars } from './billing-prices.js';
+import { dollarsOfNano } from './billing-prices.js';
 
 const ADMIN_TYPES = new Set<Role | null>(['admin', 'organization_admin']);
 /** The record's columns, 64-bit integers as text (exact whatever the driver does with int8). */
@@ -126,7 +126,7 @@ export function createBillingService(deps: { db: Knex }) {
         session_name: s.session_name as string,
         records: Number(s.records),
         execution_time: Number(s.time_sum),
-        amount: nanoToDollars(s.amount_text as string),
+        amount: dollarsOfNano(s.amount_text as string),
         amount_nano: s.amount_text as string,
       }));
       const all = totals.reduce((sum, s) => sum + BigInt(s.amount_nano), 0n);
@@ -136,7 +136,7 @@ export function createBillingService(deps: { db: Knex }) {
         page_size: pageSize,
         total: totals.reduce((n, s) => n + s.records, 0),
         sessions: totals,
-        amount: nanoToDollars(all),
+        amount: dollarsOfNano(all),
         amount_nano: all.toString(),
       };
     },
