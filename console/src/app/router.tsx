@@ -66,7 +66,7 @@ const topLevel: RouteObject[] = [
         lazy: page(() => import('../features/settings/organization/OrganizationSettingsPage')),
       },
       { path: 'settings/users', lazy: page(() => import('../features/settings/users/UsersSettingsPage')) },
-      { path: 'billing', lazy: notYet('billing') },
+      { path: 'billing', lazy: page(() => import('../features/billing/BillingPage')) },
       { path: 'profile', lazy: page(() => import('../features/profile/ProfilePage')) },
       { path: 'logs', lazy: page(() => import('../features/logs/LogsPage')) },
       // Not in the spec's route table: the mail kept without SMTP (super admin, see settings-entries).
