@@ -184,6 +184,11 @@ export interface OrganizationBody {
   name: string;
   quota: Resources;
   admins: string[];
+  /** Edit Organization only (the super admin's fields, spec 3 §3, §7). */
+  use_free?: boolean;
+  enable_provisioner?: boolean;
+  lock_provisioner?: boolean;
+  automatic_resources?: Resources;
 }
 
 export function useSaveOrganization() {

@@ -183,7 +183,73 @@ describe('Super Settings › Organizations', () => {
       name: 'Engines Ltd',
       admins: [ADA, BOB, CARL],
       quota: { cpu: 4000, memory: 8192, disk: 20480 },
+      use_free: false,
+      enable_provisioner: false,
+      lock_provisioner: false,
     });
+  });
+
+  it("edits the super admin's fields: use free quota, the automatic provisioner, its lock and limits", async () => {
+    const calls = open('organizations', {
+      [`PUT /organizations/${ORG_1}`]: () => ({ result: ORGANIZATIONS[0] }),
+    });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit Analytical Engines' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit Organization' });
+    const limit = (name: string) => within(dialog).getByRole('spinbutton', { name });
+    // The limits wait for the provisioner to be enabled.
+    expect(limit('CPU limit (cores)')).toBeDisabled();
+    await user.click(within(dialog).getByRole('switch', { name: 'Use free quota' }));
+    await user.click(within(dialog).getByRole('switch', { name: 'Enable the automatic provisioner' }));
+    await user.click(within(dialog).getByRole('switch', { name: 'Lock the provisioner limits' }));
+    expect(limit('CPU limit (cores)')).toBeEnabled();
+    for (const [name, value] of [
+      ['CPU limit (cores)', '2.5'],
+      ['Memory limit (GB)', '4'],
+      ['Disk limit (GB)', '10'],
+    ] as const) {
+      await user.clear(limit(name));
+      await user.type(limit(name), value);
+    }
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.some((c) => c.key === `PUT /organizations/${ORG_1}`)).toBe(true));
+    expect(calls.find((c) => c.key === `PUT /organizations/${ORG_1}`)!.body).toEqual({
+      name: 'Analytical Engines',
+      admins: [ADA, BOB, CARL],
+      quota: { cpu: 4000, memory: 8192, disk: 20480 },
+      use_free: true,
+      enable_provisioner: true,
+      lock_provisioner: true,
+      automatic_resources: { cpu: 2500, memory: 4096, disk: 10240 },
+    });
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it.each(['-1', '0.3', ''])('keeps Save disabled while a provisioner limit is %j', async (value) => {
+    open('organizations', {
+      [`GET /organizations`]: () => ({
+        result: [{ ...ORGANIZATIONS[0]!, enable_provisioner: true }, ORGANIZATIONS[1]],
+      }),
+    });
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Edit Analytical Engines' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit Organization' });
+    const memory = within(dialog).getByRole('spinbutton', { name: 'Memory limit (GB)' });
+    await user.clear(memory);
+    if (value) await user.type(memory, value);
+    expect(within(dialog).getByRole('button', { name: 'Save' })).toBeDisabled();
+    expect(within(dialog).getByText('At least 0, in steps of 0.5')).toBeInTheDocument();
+    await user.clear(memory);
+    await user.type(memory, '1.5');
+    expect(within(dialog).getByRole('button', { name: 'Save' })).toBeEnabled();
+  });
+
+  it('creates without the fields only an existing organization has', async () => {
+    open('organizations');
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Create new' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Create Organization' });
+    expect(within(dialog).queryByRole('switch')).toBeNull();
+    expect(within(dialog).queryByRole('spinbutton')).toBeNull();
   });
 
   it.each([
