@@ -48,7 +48,7 @@ const configurationResult = z.strictObject({
 });
 
 export function illuminaRoutes(services: Services): RouteDefinition[] {
-  const { preferences, events, config } = services;
+  const { preferences, events, config, organizations } = services;
   return [
     route({
       method: 'get',
@@ -120,6 +120,12 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
           disable_provisioning: body.disable_provisioning,
           registry: body.registry ? { ...current.registry, ...body.registry } : undefined,
         });
+        // Admission reads each organization's provisioner from its namespace: off for all, or back.
+        if (
+          body.disable_provisioning !== undefined &&
+          body.disable_provisioning !== current.disable_provisioning
+        )
+          await organizations.syncProvisioning();
         await events.record(caller!, {
           kind: 'organizations',
           action: 'update',

@@ -10,12 +10,14 @@ import {
   installClusterManagerCrd,
 } from '../test-support/cluster-managers.js';
 import { createTestDatabase, destroyTestDatabase } from '../test-support/database.js';
-import { createUser } from '../test-support/fixtures.js';
+import { addMember, createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
 import {
   createKubeTenancy,
   groupNamespace,
+  MOUNT_POINTS_ANNOTATION,
   organizationNamespace,
+  PROVISIONER_ANNOTATION,
   resourceQuotaHard,
   type KubeTenancy,
 } from './kube-tenancy.js';
@@ -247,5 +249,67 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
     await deleteClusterManagers(kubeConfig);
     await api.request.delete(`/api/v0/organizations/${hooli.body.result.id}`).set('Authorization', auth);
     await api.request.delete(`/api/v0/organizations/${empty.body.result.id}`).set('Authorization', auth);
+  });
+
+  it('writes the provisioner and the mount points on the organization namespace for admission and the runner', async () => {
+    const admin = await createUser(api.db, { is_super_admin: true });
+    const auth = `Bearer ${await api.tokenFor(admin.id)}`;
+    const created = await api.request
+      .post('/api/v0/organizations')
+      .set('Authorization', auth)
+      .send({ name: 'Umbrella' });
+    expect(created.status).toBe(201);
+    const id = created.body.result.id as string;
+    const annotations = async () =>
+      (await core.readNamespace({ name: 'sf-umbrella' })).metadata?.annotations ?? {};
+    expect(await annotations()).toEqual({
+      [MOUNT_POINTS_ANNOTATION]: JSON.stringify({ base: '/mnt', points: [] }),
+    });
+
+    // An organization admin may not turn on a provisioner the super admin has not enabled.
+    const orgAdmin = await createUser(api.db);
+    await addMember(api.db, { id, name: 'Umbrella', slug: 'umbrella' }, orgAdmin, 'organization_admin');
+    const adminAuth = `Bearer ${await api.tokenFor(orgAdmin.id, id)}`;
+    const asOrgAdmin = (body: object) =>
+      api.request.put(`/api/v0/organizations/${id}`).set('Authorization', adminAuth).send(body);
+    const lend = { cpu: 2000, memory: 1024, disk: 512 };
+    const early = await asOrgAdmin({ useAutomaticLimit: true, provisionerResources: lend });
+    expect(early.status).toBe(403);
+    expect(early.body.error.message).toMatch(/the provisioner is not enabled for this organization/);
+
+    const superPut = (body: object) =>
+      api.request.put(`/api/v0/organizations/${id}`).set('Authorization', auth).send(body);
+    expect((await superPut({ enableProvisioner: true })).status).toBe(200);
+    expect(await annotations()).not.toHaveProperty(PROVISIONER_ANNOTATION); // enabled, not turned on
+    expect((await asOrgAdmin({ useAutomaticLimit: true, provisionerResources: lend })).status).toBe(200);
+    expect(JSON.parse((await annotations())[PROVISIONER_ANNOTATION]!)).toEqual(lend);
+
+    // Disabled for all by the super admin, then back.
+    const configure = (disable: boolean) =>
+      api.request
+        .post('/api/v0/illumina/configuration')
+        .set('Authorization', auth)
+        .send({ disable_provisioning: disable });
+    expect((await configure(true)).status).toBe(200);
+    expect(await annotations()).not.toHaveProperty(PROVISIONER_ANNOTATION);
+    expect((await configure(false)).status).toBe(200);
+    expect(JSON.parse((await annotations())[PROVISIONER_ANNOTATION]!)).toEqual(lend);
+
+    // Locked: the organization admin can no longer change it; turned off by the super admin.
+    expect((await superPut({ lockValue: true })).status).toBe(200);
+    expect((await asOrgAdmin({ useAutomaticLimit: false })).status).toBe(403);
+    expect((await superPut({ enableProvisioner: false })).status).toBe(200);
+    expect(await annotations()).not.toHaveProperty(PROVISIONER_ANNOTATION);
+
+    const mount = await api.request
+      .put(`/api/v0/organizations/${id}/mount`)
+      .set('Authorization', auth)
+      .send({ mount_points: ['data', '/mnt/models'], safe_mount: true });
+    expect(mount.status).toBe(200);
+    expect(JSON.parse((await annotations())[MOUNT_POINTS_ANNOTATION]!)).toEqual({
+      base: '/mnt',
+      points: ['/mnt/data', '/mnt/models'],
+    });
+    await api.request.delete(`/api/v0/organizations/${id}`).set('Authorization', auth).expect(200);
   });
 });

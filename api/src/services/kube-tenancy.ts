@@ -14,6 +14,35 @@ export interface Resources {
 export interface TenancyOrganization {
   id: string;
   slug: string;
+  /**
+   * What the runtime and admission read from the organization namespace's annotations; absent:
+   * the annotations are left as they are (a sync of the labels only).
+   */
+  settings?: OrganizationSettings;
+}
+
+/** The organization settings other processes act on, as annotations of its namespace. */
+export interface OrganizationSettings {
+  /**
+   * What the automatic provisioner may lend the organization's groups above their quotas
+   * (admission, operator/src/controllers/run/admission.ts); null: the provisioner is off.
+   */
+  provisioner: Resources | null;
+  /** The base path and the mount point rows a step may bind (the runner checks at step start). */
+  mounts: { base: string; points: string[] };
+}
+
+/** On an organization namespace: JSON { cpu, memory, disk }, absent when the provisioner is off. */
+export const PROVISIONER_ANNOTATION = 'sandflow.io/provisioner';
+/** On an organization namespace: JSON { base, points }. */
+export const MOUNT_POINTS_ANNOTATION = 'sandflow.io/mount-points';
+
+/** The annotations of an organization namespace for its settings (null: remove the annotation). */
+export function settingsAnnotations(settings: OrganizationSettings): Record<string, string | null> {
+  return {
+    [PROVISIONER_ANNOTATION]: settings.provisioner ? JSON.stringify(settings.provisioner) : null,
+    [MOUNT_POINTS_ANNOTATION]: JSON.stringify(settings.mounts),
+  };
 }
 export interface TenancyGroup {
   id: string;
@@ -45,8 +74,20 @@ export function resourceQuotaHard(quota: Resources): Record<string, string> {
 export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
   const core = kubeConfig.makeApiClient(CoreV1Api);
 
-  async function ensureNamespace(name: string, labels: Record<string, string>): Promise<void> {
-    const body: V1Namespace = { metadata: { name, labels } };
+  async function ensureNamespace(
+    name: string,
+    labels: Record<string, string>,
+    annotations: Record<string, string | null> = {},
+  ): Promise<void> {
+    const merge = (current: Record<string, string> = {}) => {
+      const out = { ...current };
+      for (const [key, value] of Object.entries(annotations)) {
+        if (value === null) delete out[key];
+        else out[key] = value;
+      }
+      return out;
+    };
+    const body: V1Namespace = { metadata: { name, labels, annotations: merge() } };
     try {
       await core.createNamespace({ body });
     } catch (error) {
@@ -56,7 +97,12 @@ export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
         name,
         body: {
           ...existing,
-          metadata: { ...existing.metadata, name, labels: { ...existing.metadata?.labels, ...labels } },
+          metadata: {
+            ...existing.metadata,
+            name,
+            labels: { ...existing.metadata?.labels, ...labels },
+            annotations: merge(existing.metadata?.annotations),
+          },
         },
       });
     }
@@ -72,7 +118,11 @@ export function createKubeTenancy(kubeConfig: KubeConfig): KubeTenancy {
 
   return {
     async syncOrganization(org) {
-      await ensureNamespace(organizationNamespace(org), { [ORGANIZATION_LABEL]: org.id });
+      await ensureNamespace(
+        organizationNamespace(org),
+        { [ORGANIZATION_LABEL]: org.id },
+        org.settings ? settingsAnnotations(org.settings) : {},
+      );
     },
 
     async syncGroup(org, group) {

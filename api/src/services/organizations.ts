@@ -12,7 +12,8 @@ import {
   type ClusterCapacity,
 } from './cluster-capacity.js';
 import type { EventService } from './events.js';
-import type { KubeTenancy, Resources } from './kube-tenancy.js';
+import type { KubeTenancy, OrganizationSettings, Resources } from './kube-tenancy.js';
+import { createPreferenceService } from './preferences.js';
 import {
   addOrganizationMember,
   assertWithin,
@@ -55,6 +56,21 @@ interface Deps {
 }
 
 export function createOrganizationService({ db, kube, events, clusterCapacity }: Deps) {
+  const preferences = createPreferenceService(db);
+
+  /**
+   * The organization namespace with the settings admission and the runner read (its annotations):
+   * the provisioner's allowance and the mount points. Inside a transaction, a refusal undoes it.
+   */
+  async function syncSettings(row: Row, conn: Knex = db) {
+    const disabledForAll = await createPreferenceService(conn).get('disable_provisioning');
+    await kube.syncOrganization({
+      id: row.id as string,
+      slug: row.slug as string,
+      settings: organizationSettings(row, disabledForAll),
+    });
+  }
+
   async function view(row: Row, role?: Role, conn: Knex = db) {
     const members = await conn('organization_members')
       .where({ organization_id: row.id })
@@ -172,7 +188,7 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
           { kind: 'organizations', action: 'create', subject: row.name, organizationId: row.id },
           t,
         );
-        await kube.syncOrganization({ id: row.id, slug: row.slug });
+        await syncSettings(row, t);
         return view(row, undefined, t);
       };
       return trx ? work(trx) : transaction(db, work);
@@ -199,6 +215,12 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
           ) {
             throw forbidden('automatic_resources: the provisioner is locked');
           }
+          if (
+            !current.enable_provisioner &&
+            (input.automatic_resources || input.use_automatic_resources === true)
+          ) {
+            throw forbidden('automatic_resources: the provisioner is not enabled for this organization');
+          }
         }
         if (input.name !== undefined) {
           await assertNameFree(trx, input.name, id);
@@ -223,6 +245,12 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
           ? await trx('organizations').where({ id }).update(changes).returning('*')
           : [current];
         if (input.admins) await setAdmins(trx, id, await resolveUsers(trx, input.admins, 'admins'));
+        if (
+          input.automatic_resources ||
+          input.use_automatic_resources !== undefined ||
+          input.enable_provisioner !== undefined
+        )
+          await syncSettings(updated, trx);
         await events.record(
           actor,
           { kind: 'organizations', action: 'update', subject: updated.name, organizationId: id },
@@ -284,6 +312,21 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     /** algorithm, registry, mount points, disabled clusters: plain column updates with an event. */
     patch,
 
+    /**
+     * Every organization namespace's provisioner annotation again: after the super admin turns
+     * 'Disable the provisioning for all the organizations' on or off.
+     */
+    async syncProvisioning() {
+      const disabledForAll = await preferences.get('disable_provisioning');
+      for (const row of await db('organizations').orderBy('name')) {
+        await kube.syncOrganization({
+          id: row.id,
+          slug: row.slug,
+          settings: organizationSettings(row, disabledForAll),
+        });
+      }
+    },
+
     /** A deleted cluster manager leaves no organization's disabled list. */
     async forgetCluster(clusterId: string) {
       await db('organizations')
@@ -307,7 +350,12 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
 
   async function patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
     const org = await get(id);
-    const [row] = await db('organizations').where({ id }).update(changes).returning('*');
+    // Mount points reach the runner through the organization namespace: written before commit.
+    const row = await transaction(db, async (trx) => {
+      const [updated] = await trx('organizations').where({ id }).update(changes).returning('*');
+      if (what === 'mount') await syncSettings(updated, trx);
+      return updated;
+    });
     readCachesFor(db).wrote(db, 'organizations');
     await events.record(actor, {
       kind: 'organizations',
@@ -329,6 +377,20 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
     for (const userId of adminIds)
       await addOrganizationMember(trx, organizationId, userId, 'organization_admin');
   }
+}
+
+/**
+ * What the organization namespace carries for admission and the runner. The provisioner lends
+ * `automatic_resources` when the super admin enabled it for the organization (enable_provisioner),
+ * the organization turned it on (use_automatic_resources) and provisioning is not disabled for all.
+ */
+export function organizationSettings(row: Row, disabledForAll: boolean): OrganizationSettings {
+  const lends = !disabledForAll && row.enable_provisioner === true && row.use_automatic_resources === true;
+  const amount = row.automatic_resources as Resources | null;
+  return {
+    provisioner: lends && amount ? { cpu: amount.cpu, memory: amount.memory, disk: amount.disk } : null,
+    mounts: { base: row.mount_base as string, points: (row.mount_points as string[] | null) ?? [] },
+  };
 }
 
 /** An organization's image registry, as stored. */

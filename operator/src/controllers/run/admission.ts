@@ -1,6 +1,7 @@
 // Admission of a Run: its inputs (session, workflow, sandboxes) compiled to an Argo Workflow, the
 // quotas of the group (ResourceQuota) and of the user in it (namespace annotation) checked against
-// the resources held by admitted runs (ctx.active), a cluster manager chosen; then the Argo Workflow
+// the resources held by admitted runs (ctx.active) — above the group's quota, what the automatic
+// provisioner lends (admission-provisioner.ts) — a cluster manager chosen; then the Argo Workflow
 // owned by the Run is created and the Run goes INIT, or it waits QUEUED.
 import type { V1ResourceQuota } from '@kubernetes/client-node';
 import type { ClusterManager, Run, RunStatus, Sandbox, Session, Workflow } from '@sandflow/crds';
@@ -29,6 +30,13 @@ import {
   type Resources,
 } from '../../runs/scheduler.js';
 import type { ReconcileResult } from '../base.js';
+import {
+  PROVISIONER_ANNOTATION,
+  excessOver,
+  parseAllowance,
+  platformCapacity,
+  provisionerDecision,
+} from './admission-provisioner.js';
 import type { Handled } from './actions.js';
 import { writeStatus } from './status.js';
 
@@ -160,8 +168,9 @@ export async function admit(
   const owner = run.spec.owner ?? inputs.session.spec.owner ?? '';
 
   return ctx.admission.lock(async () => {
-    const reason = await refusal(ctx, key, ns, owner, demand, log);
-    const placed = reason ? { reason } : place(ctx, key, org, inputs.session, demand, algorithmOf(ctx, org));
+    const quota = await refusal(ctx, key, ns, org, owner, demand, log);
+    const placed =
+      'reason' in quota ? quota : place(ctx, key, org, inputs.session, demand, algorithmOf(ctx, org));
     if ('reason' in placed) {
       if (status.phase !== 'QUEUED' || status.message !== placed.reason) {
         await writeStatus(
@@ -187,6 +196,7 @@ export async function admit(
       return { requeueAfterMs: ctx.options.queuedRetryMs };
     }
     const cluster = placed.cluster;
+    const borrow = 'borrow' in quota ? quota.borrow : undefined;
     compiled.metadata.labels![LABELS.clusterManager] = cluster.metadata.name!;
     if (run.spec.suspend) compiled.spec.suspend = true;
     await createArgoWorkflow(ctx, run, compiled, adopted);
@@ -219,7 +229,12 @@ export async function admit(
             type: 'Admitted',
             status: 'True',
             reason: 'Admitted',
-            message: `assigned to ${cluster.metadata.name}`,
+            message:
+              `assigned to ${cluster.metadata.name}` +
+              (borrow
+                ? `, borrowing ${borrow.cpu}m cpu, ${borrow.memory} MB memory, ` +
+                  `${borrow.disk} MB disk above the group quota from the automatic provisioner`
+                : ''),
           },
           now,
         ),
@@ -230,15 +245,19 @@ export async function admit(
   });
 }
 
-/** Why the group's or the user's quota has no room for `demand` (undefined: it has). */
+/**
+ * Why the group's or the user's quota has no room for `demand`, or what the run borrows above its
+ * group's quota from the automatic provisioner (admission-provisioner.ts) when it has none.
+ */
 async function refusal(
   ctx: Context,
   key: string,
   ns: string,
+  org: string,
   owner: string,
   demand: Resources,
   log: Context['log'],
-): Promise<string | undefined> {
+): Promise<{ reason: string } | { borrow?: Resources }> {
   const namespaceObj =
     ctx.caches.namespaces.get(ns) ?? (await ctx.kube.core.readNamespace({ name: ns }).catch(() => undefined));
   const groupQuota = parseQuota((await quotaOf(ctx, ns))?.spec?.hard);
@@ -250,21 +269,65 @@ async function refusal(
     if (a.owner === owner) usedUser = add(usedUser, a.demand);
   }
   const group = quotaAllows(groupQuota, usedGroup, demand);
-  if (group) return group;
+  let borrow: Resources | undefined;
+  if (group) {
+    const decision = provisionerDecision({
+      refused: group,
+      groupQuota,
+      usedGroup,
+      demand,
+      ...borrowing(ctx, key, org),
+    });
+    if ('reason' in decision) return decision;
+    borrow = decision.borrow;
+  }
   const raw = namespaceObj?.metadata?.annotations?.[ANNOTATIONS.userQuotas];
-  if (!raw) return undefined;
+  if (!raw) return borrow ? { borrow } : {};
   try {
     const quotas = JSON.parse(raw) as Record<string, Partial<Resources>>;
     const r = quotaAllows(quotas[owner], usedUser, demand);
-    return r ? `user ${r}` : undefined;
+    if (r) return { reason: `user ${r}` };
   } catch {
     log.warn({ namespace: ns }, `${ANNOTATIONS.userQuotas} is not JSON`);
-    return undefined;
   }
+  return borrow ? { borrow } : {};
+}
+
+/**
+ * The provisioner's inputs from the caches: the organization's allowance (its namespace's
+ * annotation), what each organization's groups hold above their quotas (the admitted runs but
+ * `key`), and the platform's capacity no group quota holds.
+ */
+function borrowing(ctx: Context, key: string, org: string) {
+  const orgNs = org ? organizationNamespaceOf(ctx, org) : undefined;
+  const allowance = parseAllowance(orgNs?.metadata?.annotations?.[PROVISIONER_ANNOTATION]);
+  const usedBy = new Map<string, Resources>();
+  for (const [k, a] of ctx.active)
+    if (k !== key) usedBy.set(a.namespace, add(usedBy.get(a.namespace) ?? ZERO, a.demand));
+  let borrowedByOrganization = { ...ZERO };
+  let borrowedByAll = { ...ZERO };
+  for (const [namespace, used] of usedBy) {
+    const excess = excessOver(parseQuota(ctx.caches.quotas.get(QUOTA_NAME, namespace)?.spec?.hard), used);
+    borrowedByAll = add(borrowedByAll, excess);
+    if (org && ctx.caches.namespaces.get(namespace)?.metadata?.labels?.[LABELS.organization] === org)
+      borrowedByOrganization = add(borrowedByOrganization, excess);
+  }
+  const platform = platformCapacity(
+    ctx.caches.clusterManagers.list(),
+    ctx.caches.quotas
+      .list()
+      .filter((q) => q.metadata?.name === QUOTA_NAME)
+      .map((q) => parseQuota(q.spec?.hard)),
+  );
+  return { allowance, borrowedByOrganization, borrowedByAll, platform };
+}
+
+function organizationNamespaceOf(ctx: Context, org: string) {
+  return ctx.caches.namespaces.byIndex('organization', org).find((n) => !n.metadata?.labels?.[LABELS.group]);
 }
 
 /** The cluster manager for the run, by the organization's algorithm, or why there is none. */
-function place(
+export function place(
   ctx: Context,
   key: string,
   org: string,
@@ -307,11 +370,9 @@ function place(
   return { cluster: candidates.find((c) => c.metadata.name === chosen.name)! };
 }
 
-function algorithmOf(ctx: Context, org: string): Algorithm {
+export function algorithmOf(ctx: Context, org: string): Algorithm {
   if (!org) return 'round_robin';
-  const orgNs = ctx.caches.namespaces
-    .byIndex('organization', org)
-    .find((n) => !n.metadata?.labels?.[LABELS.group]);
+  const orgNs = organizationNamespaceOf(ctx, org);
   const a = orgNs?.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] as Algorithm | undefined;
   return a && ALGORITHMS.includes(a) ? a : 'round_robin';
 }
