@@ -42,7 +42,7 @@ const topLevel: RouteObject[] = [
     },
     children: [
       { index: true, element: <Navigate to="/dashboard" replace /> },
-      { path: 'dashboard', lazy: notYet('dashboard') },
+      { path: 'dashboard', lazy: page(() => import('../features/dashboard/DashboardPage')) },
       { path: 'dashboard/session/:uuid/:run', lazy: page(() => import('../features/runs/RunDashboardPage')) },
       { path: 'sandbox/list', lazy: page(() => import('../features/sandboxes/SandboxListPage')) },
       { path: 'sandbox/create', lazy: page(() => import('../features/sandboxes/SandboxPage')) },
