@@ -134,4 +134,58 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
     expect(x.phase).toBe('Failed');
     expect(fs.readdirSync(host)).toEqual(['model.bin']);
   });
+
+  it("binds the organization's mount points read-write and fails a step whose mount escapes them", async () => {
+    // A group namespace of organization 'acme', whose namespace carries the mount points the API
+    // wrote: base <data>/mnt, one row <data>/mnt/data; a symlink in the row leads out of the base.
+    const core = cluster.kc.makeApiClient(CoreV1Api);
+    const base = path.join(cluster.dataDir, 'mnt');
+    const row = path.join(base, 'data');
+    const secret = path.join(cluster.dataDir, 'secret');
+    fs.mkdirSync(row, { recursive: true });
+    fs.mkdirSync(secret, { recursive: true });
+    fs.writeFileSync(path.join(row, 'in.txt'), 'input\n');
+    fs.symlinkSync(secret, path.join(row, 'out'));
+    const org = { 'sandflow.io/organization': 'acme' };
+    await core.createNamespace({
+      body: {
+        metadata: {
+          name: 'sf-acme',
+          labels: org,
+          annotations: { 'sandflow.io/mount-points': JSON.stringify({ base, points: [row] }) },
+        },
+      },
+    });
+    await core.createNamespace({
+      body: { metadata: { name: 'sf-acme-lab', labels: { ...org, 'sandflow.io/group': 'lab' } } },
+    });
+    const mounting = (name: string, hostPath: string, script: string): ArgoWorkflow['spec'] => {
+      const step = container('x', reference, script);
+      step.container = { ...step.container!, volumeMounts: [{ name: 'm', mountPath: '/data' }] };
+      return {
+        entrypoint: 'main',
+        volumes: [{ name: 'm', hostPath: { path: hostPath } }],
+        templates: [{ name: 'main', dag: { tasks: [{ name: 'x', template: 'x' }] } }, step],
+      };
+    };
+    const submitIn = (name: string, spec: ArgoWorkflow['spec']) =>
+      submitWorkflow(argo, 'sf-acme-lab', name, spec);
+
+    const ok = await submitIn('rw', mounting('rw', row, 'cat /data/in.txt && echo written > /data/out.txt'));
+    expect(ok.status?.phase).toBe('Succeeded');
+    expect(fs.readFileSync(path.join(row, 'out.txt'), 'utf8')).toBe('written\n');
+
+    for (const [name, hostPath, message] of [
+      ['etc', '/etc', /mount \/etc at \/data: outside the mount base path .*\/mnt of organization acme/],
+      ['link', path.join(row, 'out'), /mount .*\/mnt\/data\/out at \/data: outside the mount base path/],
+      ['other', path.join(base, 'other'), /mount .*\/mnt\/other at \/data: not one of the mount points/],
+    ] as const) {
+      const wf = await submitIn(name, mounting(name, hostPath, 'echo ran > /data/ran'));
+      expect(wf.status?.phase).not.toBe('Succeeded');
+      const x = wf.status!.nodes![nodeId(name, `${name}.x`)]!;
+      expect(x.phase).toBe('Error');
+      expect(x.message).toMatch(message);
+    }
+    expect(fs.readdirSync(secret)).toEqual([]);
+  });
 });

@@ -8,7 +8,8 @@
 // no overlay; one spare copy per image root is made ahead, so a step usually only renames it into
 // place); either is removed when the step ends and at the next start after a crash — a fresh
 // /proc, a minimal /dev, a private /tmp, the run's shared folder at /sandflow, the script at
-// /argo/staging/script and the step's mount points. Limits: RLIMIT_AS (memory, per process) and
+// /argo/staging/script and the step's mount points (read-write unless the pod says read-only; checked
+// against the organization's mount points at the start, mount-policy.ts). Limits: RLIMIT_AS (memory, per process) and
 // RLIMIT_CPU (CPU seconds, per process) through prlimit when the step has limits; nothing else.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { machineArchitecture, normalizeReference, type ImageRoot } from '@sandflow/images';
 import { DEFAULT_PATH, findBwrap, sandboxArgs } from '../bwrap/sandbox.js';
+import { mountRefusal, type MountPolicyFor } from './mount-policy.js';
 import { overlayablePath, overlayDirs, overlayLauncher, overlaySupported } from './overlay.js';
 import {
   ProcessRuntime,
@@ -48,6 +50,11 @@ export interface BwrapRuntimeOptions extends ProcessRuntimeOptions {
   gid?: number;
   /** A step's root is an overlay over the image's (default: where the machine allows it), else a copy. */
   overlay?: boolean;
+  /**
+   * The organization's mount points of a step's namespace (mount-policy.ts): a step binding a host
+   * folder outside them fails at its start, naming the path. Absent: host mounts are not checked.
+   */
+  mountPolicy?: MountPolicyFor;
 }
 
 const SCRIPT = '/argo/staging/script';
@@ -123,6 +130,11 @@ export class BwrapRuntime extends ProcessRuntime {
 
   protected override async plan(step: StepSpec, dirs: StepDirs): Promise<LaunchPlan> {
     if (!step.image) throw new Error('the step names no image');
+    if (step.mounts?.length && this.bwrapOptions.mountPolicy) {
+      const policy = await this.bwrapOptions.mountPolicy(step.namespace);
+      const refused = policy && mountRefusal(step.mounts, policy);
+      if (refused) throw new Error(refused);
+    }
     const image = normalizeReference(step.image);
     const arch = step.architecture ?? machineArchitecture();
     const { root, config } = await this.bwrapOptions.rootfs(image, arch, step).catch((e: unknown) => {

@@ -12,6 +12,7 @@ import {
 } from '@sandflow/images';
 import pino, { type Logger } from 'pino';
 import { BwrapRuntime, type StepRootfsProvider } from './bwrap.js';
+import { mountPolicies } from './mount-policy.js';
 import { registryCredentials } from './registry-credentials.js';
 import { CronController } from './cron.js';
 import { WorkflowController } from './controller.js';
@@ -27,6 +28,14 @@ export { BwrapRuntime, findBwrap, type BwrapRuntimeOptions, type StepRootfsProvi
 export * from './select-runtime.js';
 export { overlaySupported } from './overlay.js';
 export { registryCredentials, type CredentialsForNamespace } from './registry-credentials.js';
+export {
+  mountPolicies,
+  mountRefusal,
+  parseMountPolicy,
+  MOUNT_POINTS_ANNOTATION,
+  type MountPolicy,
+  type MountPolicyFor,
+} from './mount-policy.js';
 export { splitNative } from './split.js';
 export { argoServerHandler, startArgoServer, MAX_TAIL_LINES, type ArgoServerHandle } from './argo-server.js';
 export { evalDepends, evalWhen, dependsTasks } from './expr.js';
@@ -120,7 +129,12 @@ function buildRuntime(options: RunnerOptions): Runtime {
   };
   if (options.runtimeKind === 'bwrap') {
     const rootfs = options.imagesDir ? localRootfsProvider(options.imagesDir) : storeRootfs(options);
-    return new BwrapRuntime({ ...base, rootfs, ...(options.bwrap ? { bwrap: options.bwrap } : {}) });
+    return new BwrapRuntime({
+      ...base,
+      rootfs,
+      mountPolicy: mountPolicies(options.kc),
+      ...(options.bwrap ? { bwrap: options.bwrap } : {}),
+    });
   }
   return new ProcessRuntime(base);
 }
