@@ -6,7 +6,10 @@
 // only when neither exists. The records are seeded with INSERT … SELECT FROM generate_series into
 // the tables of the API's migrations, then the request is timed through the real HTTP API as an
 // organization admin (all 50 groups, the whole month): 3 warm-up requests, then `requests` one
-// after another. Finally EXPLAIN (ANALYZE, BUFFERS) of the step aggregate the service ran.
+// after another; then the same for a month cut mid-hour at both ends (the edges read from the
+// records). The hourly rollup the service reads (statistics_hourly) is filled with its migration's
+// backfill statement over the seeded records (the recording path adds to it as runs end). Finally
+// EXPLAIN (ANALYZE, BUFFERS) of the allocation aggregate the service ran.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -26,6 +29,9 @@ const RUNS = 50_000;
 const STEPS_PER_RUN = 20; // RUNS × STEPS_PER_RUN = 1,000,000 step executions
 const MONTH_START = '2026-10-01T00:00:00.000Z';
 const MONTH_END = '2026-11-01T00:00:00.000Z';
+// The same month cut mid-hour at both ends: the partial hours come from the records.
+const CUT_START = '2026-10-01T00:20:00.000Z';
+const CUT_END = '2026-10-31T23:40:00.000Z';
 const sh = promisify(execFile);
 
 const loadAverage = () =>
@@ -142,6 +148,40 @@ async function seed(db: Knex, organizationId: string, userId: string): Promise<s
   return groups;
 }
 
+/**
+ * The hourly rollup of the seeded records, with the INSERT … SELECT of its migration's backfill
+ * (api/migrations/20261123221500_statistics_hourly.ts): the records were written straight into
+ * their tables, past saveRunRecords, which adds to the rollup as runs end.
+ */
+async function rollUp(db: Knex): Promise<{ ms: number; rows: number }> {
+  const started = performance.now();
+  await db('statistics_hourly').delete();
+  await db.raw(`
+    INSERT INTO statistics_hourly
+      (organization_id, group_id, hour, success, failed, stopped, steps, cpu_ns, memory_ns, disk_ns)
+    SELECT organization_id, group_id, hour, sum(success), sum(failed), sum(stopped), sum(steps),
+           sum(cpu_ns), sum(memory_ns), sum(disk_ns)
+    FROM (
+      SELECT organization_id, group_id,
+             date_trunc('hour', stopped_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS hour,
+             (status = 'COMPLETED')::int AS success, (status = 'ERROR')::int AS failed,
+             (status = 'STOPPED')::int AS stopped, 0 AS steps,
+             0::numeric AS cpu_ns, 0::numeric AS memory_ns, 0::numeric AS disk_ns
+      FROM run_records WHERE group_id IS NOT NULL
+      UNION ALL
+      SELECT organization_id, group_id,
+             date_trunc('hour', stopped_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
+             0, 0, 0, 1,
+             cpu::numeric * duration_ns, memory::numeric * duration_ns, disk::numeric * duration_ns
+      FROM step_records WHERE group_id IS NOT NULL
+    ) AS records
+    GROUP BY organization_id, group_id, hour`);
+  await db.raw('ANALYZE statistics_hourly');
+  const ms = performance.now() - started;
+  const counted = await db('statistics_hourly').count<{ n: string }[]>({ n: '*' });
+  return { ms, rows: Number(counted[0]!.n) };
+}
+
 const external = process.env.SANDFLOW_TEST_DATABASE_URL;
 const postgres = external ? null : await startPostgres();
 if (postgres) process.env.SANDFLOW_TEST_DATABASE_URL = postgres.url;
@@ -165,6 +205,11 @@ try {
     `seeded ${Number(counted[0]!.n).toLocaleString('en')} step executions of ${RUNS.toLocaleString('en')} runs ` +
       `in ${GROUPS} groups in ${(seedMs / 1000).toFixed(1)} s (INSERT … SELECT generate_series, then ANALYZE)\n`,
   );
+  const rolled = await rollUp(db);
+  process.stdout.write(
+    `rolled up into ${rolled.rows.toLocaleString('en')} statistics_hourly rows (group × hour) ` +
+      `in ${(rolled.ms / 1000).toFixed(1)} s (the migration's backfill statement, then ANALYZE)\n`,
+  );
 
   const config = defaultApiConfig();
   const deps: ApiDeps = {
@@ -181,73 +226,103 @@ try {
   const server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v0/statistic/runs`;
-  const body = JSON.stringify({ groups, start_date: MONTH_START, end_date: MONTH_END });
 
-  // The statements of one request, to EXPLAIN the step aggregate afterwards exactly as it was sent.
+  // The statements of one request, to EXPLAIN the allocation aggregate afterwards exactly as it was sent.
   const statements: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
   const capture = (q: { sql: string; bindings?: readonly Knex.RawBinding[] }) =>
     statements.push({ sql: q.sql, bindings: q.bindings ?? [] });
 
-  const runsInRange = Number(
-    (
-      await db('run_records')
-        .where('stopped_at', '>=', MONTH_START)
-        .where('stopped_at', '<', MONTH_END)
-        .count<{ n: string }[]>({ n: '*' })
-    )[0]!.n,
-  );
-  async function once(): Promise<number> {
-    const started = performance.now();
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body,
-    });
-    const answer = (await response.json()) as {
-      result: { success: number; failed: number; stopped: number; cpu: unknown[] }[];
-    };
-    const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(answer)}`);
-    const runs = answer.result.reduce((sum, g) => sum + g.success + g.failed + g.stopped, 0);
-    if (
-      answer.result.length !== GROUPS ||
-      runs !== runsInRange ||
-      answer.result.some((g) => g.cpu.length !== 31)
-    )
-      throw new Error(
-        `unexpected answer: ${answer.result.length} groups, ${runs} runs (${runsInRange} recorded)`,
-      );
-    return elapsed;
+  /** What the records alone give for a range: the runs ended in it and Σ daily mean millicores. */
+  async function fromRecords(start: string, end: string): Promise<{ runs: number; cpu: number }> {
+    const inRange = (table: string) =>
+      db!(table).where('stopped_at', '>=', start).where('stopped_at', '<', end);
+    const counted = await inRange('run_records').count<{ n: string }[]>({ n: '*' });
+    const summed: { cpu: number }[] = await inRange('step_records').select(
+      db!.raw('coalesce(sum(cpu::numeric * duration_ns) / 86400e9, 0)::float8 AS cpu'),
+    );
+    return { runs: Number(counted[0]!.n), cpu: Number(summed[0]!.cpu) };
   }
 
-  db.on('query', capture);
-  const warmUp = [];
-  for (let i = 0; i < WARM_UP; i++) warmUp.push(await once());
-  db.off('query', capture);
-  const times = [];
-  for (let i = 0; i < REQUESTS; i++) times.push(await once());
-  process.stdout.write(`load average after:  ${loadAverage()}\n`);
+  async function measure(label: string, start: string, end: string, days: number) {
+    const body = JSON.stringify({ groups, start_date: start, end_date: end });
+    const expected = await fromRecords(start, end);
+    async function once(): Promise<number> {
+      const started = performance.now();
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await response.json()) as {
+        result: { success: number; failed: number; stopped: number; cpu: { y: number }[] }[];
+      };
+      const elapsed = performance.now() - started;
+      if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(answer)}`);
+      const runs = answer.result.reduce((sum, g) => sum + g.success + g.failed + g.stopped, 0);
+      const points = answer.result.reduce((sum, g) => sum + g.cpu.length, 0);
+      const cpu = answer.result.reduce((sum, g) => sum + g.cpu.reduce((t, p) => t + p.y, 0), 0);
+      // Each point is rounded to 3 decimals: the sums agree within half a thousandth per point.
+      if (
+        answer.result.length !== GROUPS ||
+        runs !== expected.runs ||
+        answer.result.some((g) => g.cpu.length !== days) ||
+        Math.abs(cpu - expected.cpu) > 0.0005 * points + 1e-6
+      )
+        throw new Error(
+          `unexpected answer: ${answer.result.length} groups, ${runs} runs (${expected.runs} recorded), ` +
+            `Σ cpu ${cpu} (${expected.cpu} from the records)`,
+        );
+      return elapsed;
+    }
 
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-  const ms = (n: number) => `${n.toFixed(1)} ms`;
-  process.stdout.write(
-    `\nPOST /api/v0/statistic/runs, ${GROUPS} groups, ${MONTH_START.slice(0, 10)} – ${MONTH_END.slice(0, 10)} ` +
-      `(${runsInRange.toLocaleString('en')} runs, 31 daily points per group):\n` +
-      `  warm-up ${warmUp.map(ms).join(', ')}\n` +
-      `  ${REQUESTS} requests one after another: p50 ${ms(at(50))}  p95 ${ms(at(95))}  max ${ms(sorted.at(-1)!)}` +
-      `  (target p50 ≤ 200 ms: ${at(50) <= 200 ? 'met' : 'NOT met'})\n`,
-  );
+    statements.length = 0;
+    db!.on('query', capture);
+    const warmUp = [];
+    for (let i = 0; i < WARM_UP; i++) warmUp.push(await once());
+    db!.off('query', capture);
+    const times = [];
+    for (let i = 0; i < REQUESTS; i++) times.push(await once());
 
-  const aggregate = statements.find((s) => /from "step_records"/i.test(s.sql) && /sum\(/i.test(s.sql));
-  if (!aggregate) throw new Error('the step aggregate was not seen among the statements of a request');
-  // knex reports pg statements with $n placeholders; knex.raw wants ? (each $n appears once, in order).
-  const plan = await db.raw(
-    `EXPLAIN (ANALYZE, BUFFERS) ${aggregate.sql.replace(/\$\d+/g, '?')}`,
-    aggregate.bindings,
-  );
-  const lines = (plan.rows as Record<string, string>[]).map((r) => Object.values(r)[0]);
-  process.stdout.write(`\nEXPLAIN (ANALYZE, BUFFERS) of the step aggregate:\n${lines.join('\n')}\n`);
+    const sorted = [...times].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    process.stdout.write(
+      `\nPOST /api/v0/statistic/runs, ${GROUPS} groups, ${label} ${start} – ${end} ` +
+        `(${expected.runs.toLocaleString('en')} runs, ${days} daily points per group, answers checked ` +
+        `against the records):\n` +
+        `  warm-up ${warmUp.map(ms).join(', ')}\n` +
+        `  ${REQUESTS} requests one after another: p50 ${ms(at(50))}  p95 ${ms(at(95))}  max ${ms(sorted.at(-1)!)}` +
+        `  (target p50 ≤ 200 ms: ${at(50) <= 200 ? 'met' : 'NOT met'})\n` +
+        `  load average now: ${loadAverage()}\n`,
+    );
+    return [...statements];
+  }
+
+  const whole = await measure('the whole month', MONTH_START, MONTH_END, 31);
+  const cut = await measure('the month cut mid-hour', CUT_START, CUT_END, 31);
+
+  for (const [label, sent] of [
+    ['whole month', whole],
+    ['month cut mid-hour', cut],
+  ] as const) {
+    const aggregate = sent.find(
+      (s) => /from "statistics_hourly"/i.test(s.sql) && /"step_records"/i.test(s.sql),
+    );
+    if (!aggregate)
+      throw new Error('the allocation aggregate was not seen among the statements of a request');
+    // knex reports pg statements with $n placeholders; knex.raw wants ? (each $n appears once, in order).
+    const plan = await db.raw(
+      `EXPLAIN (ANALYZE, BUFFERS) ${aggregate.sql.replace(/\$\d+/g, '?')}`,
+      aggregate.bindings,
+    );
+    // The 50 group ids make some lines thousands of characters long: cut there.
+    const lines = (plan.rows as Record<string, string>[])
+      .map((r) => Object.values(r)[0]!)
+      .map((l) => (l.length > 240 ? `${l.slice(0, 240)}…` : l));
+    process.stdout.write(
+      `\nEXPLAIN (ANALYZE, BUFFERS) of the allocation aggregate (${label}):\n${lines.join('\n')}\n`,
+    );
+  }
 
   server.close();
   await closeServices(deps);

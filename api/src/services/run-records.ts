@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Resources } from '../resources/index.js';
 import { priceStep } from './billing-prices.js';
+import { rollupChanges } from './statistics-rollup.js';
 import { transaction } from './transaction.js';
 
 /** Phases a run and a step end in; only ended executions are recorded. */
@@ -169,26 +170,56 @@ export async function allocationForRun(
   );
 }
 
+type RecordedOutcome = Pick<RunRecordRow, 'organization_id' | 'group_id' | 'status' | 'stopped_at'>;
+
 /**
  * Writes a run's records once, whichever replica (or restart) sees the end first: steps are
  * keyed by run uid + node + attempt (ON CONFLICT DO NOTHING); the run's outcome is replaced only
- * by a later end of the same run (a retry that ends again).
+ * by a later end of the same run (a retry that ends again). The hourly statistics rollup gets,
+ * in the same transaction, exactly the rows written here: the steps really inserted (RETURNING),
+ * the outcome inserted, or the replaced outcome taken off and the new one added.
  */
 export async function saveRunRecords(
   db: Knex,
   records: { run: RunRecordRow; steps: StepRecordRow[] },
 ): Promise<void> {
+  const { run } = records;
   await transaction(db, async (trx) => {
-    await trx('run_records')
-      .insert(records.run)
-      .onConflict('run_uid')
-      .merge()
-      .where('run_records.stopped_at', '<', records.run.stopped_at);
-    for (let i = 0; i < records.steps.length; i += 500)
-      await trx('step_records')
-        .insert(records.steps.slice(i, i + 500))
+    const rollup = rollupChanges();
+    const inserted = await trx('run_records').insert(run).onConflict('run_uid').ignore().returning('run_uid');
+    if (inserted.length > 0) rollup.run(run);
+    else {
+      // Recorded before (committed: a conflicting insert waits for the other transaction). Locked,
+      // so that a concurrent replacement of the same run cannot take off the same outcome twice.
+      const previous = (await trx('run_records')
+        .where('run_uid', run.run_uid)
+        .forUpdate()
+        .first('organization_id', 'group_id', 'status', 'stopped_at')) as RecordedOutcome | undefined;
+      const { run_uid, ...changes } = run;
+      const replaced = previous
+        ? await trx('run_records')
+            .where('run_uid', run_uid)
+            .where('stopped_at', '<', run.stopped_at)
+            .update(changes)
+            .returning('run_uid')
+        : [];
+      if (previous && replaced.length > 0) {
+        rollup.run(previous, -1);
+        rollup.run(run);
+      }
+    }
+    for (let i = 0; i < records.steps.length; i += 500) {
+      const batch = records.steps.slice(i, i + 500);
+      const written: { node_id: string; attempt: string }[] = await trx('step_records')
+        .insert(batch)
         .onConflict(['run_uid', 'node_id', 'attempt'])
-        .ignore();
+        .ignore()
+        .returning(['node_id', 'attempt']);
+      const keys = new Set(written.map((w) => `${w.node_id} ${w.attempt}`));
+      // A key twice in one batch is inserted once: counted once.
+      for (const step of batch) if (keys.delete(`${step.node_id} ${step.attempt}`)) rollup.step(step);
+    }
+    await rollup.save(trx);
   });
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Run } from '@sandflow/crds';
 import type { Knex } from 'knex';
-import { recordsOfRun, saveRunRecords } from './run-records.js';
+import { recordsOfRun, saveRunRecords, type RunRecordRow, type StepRecordRow } from './run-records.js';
 
 /** Tests: one ended step of a seeded run, with what it was allocated. */
 export interface SeedStep {
@@ -14,30 +14,28 @@ export interface SeedStep {
   status?: 'COMPLETED' | 'ERROR' | 'STOPPED';
 }
 
-/**
- * Tests: records an ended run as the API's watch would (recordsOfRun + saveRunRecords), without
- * Kubernetes. Returns the run's name (its uuid).
- */
-export async function seedRunRecord(
-  db: Knex,
-  run: {
-    organizationId: string;
-    groupId: string;
-    userId: string;
-    session?: string;
-    sessionName?: string;
-    name?: string;
-    status?: 'COMPLETED' | 'ERROR' | 'STOPPED';
-    start: string;
-    stop: string;
-    steps: SeedStep[];
-  },
-): Promise<string> {
-  const name = run.name ?? randomUUID();
+/** Tests: an ended run as the API's watch sees it. */
+export interface SeedRun {
+  organizationId: string;
+  groupId: string;
+  userId: string;
+  session?: string;
+  sessionName?: string;
+  name?: string;
+  /** metadata.uid: the same uid again is the same run ended again (a replay or a retry). */
+  uid?: string;
+  status?: 'COMPLETED' | 'ERROR' | 'STOPPED';
+  start: string;
+  stop: string;
+  steps: SeedStep[];
+}
+
+/** Tests: the records of an ended run (recordsOfRun over a Run object), without Kubernetes. */
+export function runRecordsOf(run: SeedRun & { name: string }): { run: RunRecordRow; steps: StepRecordRow[] } {
   const object: Run = {
     apiVersion: 'sandflow.io/v1alpha1',
     kind: 'Run',
-    metadata: { name, uid: randomUUID(), namespace: 'sf-seeded' },
+    metadata: { name: run.name, uid: run.uid ?? randomUUID(), namespace: 'sf-seeded' },
     spec: { session: run.session ?? 'session-1', group: run.groupId, owner: run.userId },
     status: {
       phase: run.status ?? 'COMPLETED',
@@ -53,7 +51,7 @@ export async function seedRunRecord(
     },
   } as Run;
   const allocations = new Map(run.steps.map((s) => [s.name, s]));
-  const records = recordsOfRun(
+  return recordsOfRun(
     object,
     run.organizationId,
     (node) => {
@@ -61,7 +59,15 @@ export async function seedRunRecord(
       return { sandboxId: `box-${s.name}`, cpu: s.cpu, memory: s.memory, disk: s.disk ?? 100 };
     },
     run.sessionName ?? 'nightly',
-  );
-  await saveRunRecords(db, records!);
+  )!;
+}
+
+/**
+ * Tests: records an ended run as the API's watch would (recordsOfRun + saveRunRecords), without
+ * Kubernetes. Returns the run's name (its uuid).
+ */
+export async function seedRunRecord(db: Knex, run: SeedRun): Promise<string> {
+  const name = run.name ?? randomUUID();
+  await saveRunRecords(db, runRecordsOf({ ...run, name }));
   return name;
 }
