@@ -6,6 +6,7 @@ import { stubApi, type ApiRoutes } from '../../../test-support/api-stub';
 import { aMe } from '../../../test-support/fixtures';
 import { stubWindowWidth } from '../../../test-support/media';
 import { clearToasts, renderPage } from '../../../test-support/render';
+import { currentOrganization } from '../clusters/testing';
 import type { GroupTable, GroupTableUser } from '../types';
 import UsersSettingsPage from './UsersSettingsPage';
 
@@ -205,17 +206,23 @@ describe('Users Settings › Users', () => {
     );
   });
 
-  it.each<[Role, boolean]>([
-    ['admin', true],
-    ['organization_admin', true],
-    ['group_admin', false],
-  ])('%s sees Add User: %s', async (role, shown) => {
-    open(role);
+  it.each<[Role, boolean, boolean]>([
+    ['admin', true, true],
+    ['organization_admin', true, false],
+    ['group_admin', false, false],
+  ])('%s sees Add User: %s; chooses the organization: %s', async (role, shown, chooses) => {
+    open(role, {
+      'GET /organizations': () => ({
+        result: [currentOrganization({ id: 'org-1' }), currentOrganization({ id: 'org-2', name: 'Looms' })],
+      }),
+    });
     await table('Engines');
     expect(Boolean(screen.queryByRole('button', { name: 'Add User' }))).toBe(shown);
     if (shown) {
       await userEvent.setup().click(screen.getByRole('button', { name: 'Add User' }));
-      expect(await screen.findByRole('dialog', { name: 'Invite new users' })).toBeInTheDocument();
+      const dialog = await screen.findByRole('dialog', { name: 'Invite new users' });
+      // Spec 3 §6: only the super admin chooses the organization when inviting.
+      expect(Boolean(within(dialog).queryByLabelText('Organization'))).toBe(chooses);
     }
   });
 

@@ -8,7 +8,7 @@ import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { Loaded } from '../common/Loaded';
 import { useCurrentOrganizationId } from '../organization/useCurrentOrganization';
-import { useGroups, useGroupTables, useRemoveFromGroup } from '../queries';
+import { useGroups, useGroupTables, useOrganizations, useRemoveFromGroup } from '../queries';
 import type { GroupTable, GroupTableUser } from '../types';
 import { GroupMembersTable } from './GroupMembersTable';
 import { InviteDialog } from './InviteDialog';
@@ -27,7 +27,11 @@ export default function UsersSection() {
   const organization = useCurrentOrganizationId();
   const tables = useGroupTables();
   const canInvite = me.data?.role === 'admin' || me.data?.role === 'organization_admin';
-  const groups = useGroups(organization ?? '');
+  // Only the super admin chooses the organization of an invitation (spec 3 §6), among all of
+  // them, with the groups of whichever is chosen ('' lists every group for the super admin).
+  const superAdmin = me.data?.role === 'admin';
+  const organizations = useOrganizations();
+  const groups = useGroups(superAdmin ? '' : (organization ?? ''));
   const remove = useRemoveFromGroup();
   const [search, setSearch] = useState('');
   const [inviting, setInviting] = useState(false);
@@ -47,7 +51,7 @@ export default function UsersSection() {
   };
 
   return (
-    <Loaded queries={[tables, groups]}>
+    <Loaded queries={superAdmin ? [tables, groups, organizations] : [tables, groups]}>
       {() => {
         // A group being edited is read from the fresh list, so the maxima follow refreshes.
         const editedGroup = editing && tables.data!.find((g) => g.id === editing.group.id);
@@ -99,6 +103,7 @@ export default function UsersSection() {
               <InviteDialog
                 open
                 organization={organization}
+                organizations={superAdmin ? organizations.data : undefined}
                 groups={groups.data!}
                 onClose={() => setInviting(false)}
               />
