@@ -9,6 +9,7 @@ import { SchedulerRadio } from '../clusters/SchedulerRadio';
 import { TokenDialog } from '../clusters/TokenDialog';
 import { Loaded } from '../common/Loaded';
 import { useOrganizations } from '../queries';
+import { AutomaticProvisionerCard } from './AutomaticProvisionerCard';
 import { useCurrentOrganizationId } from './useCurrentOrganization';
 
 /** The super admin's flyout, with the organizations a private cluster manager is assigned to. */
@@ -24,7 +25,8 @@ function SuperFlyout(props: { cluster: ClusterItem; organization: string | null;
 /**
  * Organization Settings › Cluster Managers (spec 3 §2.3): the current organization's scheduler
  * and the cluster managers it may use (every one for the super admin), refreshed every 10 s,
- * with the token modal and a flyout per row whose actions follow the role matrix (§6).
+ * with the token modal and a flyout per row whose actions follow the role matrix (§6); the
+ * Automatic Provisioner card for organization admins (not the super admin, §6).
  */
 export default function ClusterManagersSection() {
   const { t } = useTranslation('settings');
@@ -58,6 +60,9 @@ export default function ClusterManagersSection() {
               onAdd={() => setAdding(true)}
               onOpen={(c) => setOpen(c.id)}
             />
+            {organization.data && role !== 'super' && (
+              <AutomaticProvisionerCard key={organization.data.id} saved={organization.data} />
+            )}
             {adding && <TokenDialog organization={organizationId} onClose={() => setAdding(false)} />}
             {opened &&
               (role === 'super' ? (
