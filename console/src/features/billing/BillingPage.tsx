@@ -133,6 +133,12 @@ function Records({
   const { t } = useTranslation('billing');
   const columns = ['date', 'session', 'run', 'sandbox', 'status', 'machine', 'executionTime', 'amount'];
   const right = new Set(['executionTime', 'amount']);
+  // Below md the run, status and machine give way, so the amounts stay in view (574 px).
+  const wide = new Set(['run', 'status', 'machine']);
+  const cell = (c: string) => ({
+    whiteSpace: 'nowrap',
+    ...(wide.has(c) && { display: { xs: 'none', md: 'table-cell' } }),
+  });
   return (
     <Section title={t('records.title')} label={t('records.title')}>
       {fetching ? <LinearProgress aria-label={t('loading')} /> : <Box sx={{ height: 4 }} />}
@@ -140,7 +146,7 @@ function Records({
         <TableHead>
           <TableRow>
             {columns.map((c) => (
-              <TableCell key={c} align={right.has(c) ? 'right' : 'left'} sx={{ whiteSpace: 'nowrap' }}>
+              <TableCell key={c} align={right.has(c) ? 'right' : 'left'} sx={cell(c)}>
                 {t(`records.columns.${c}`)}
               </TableCell>
             ))}
@@ -152,16 +158,18 @@ function Records({
             const machine = machineSize(r.machine);
             return (
               <TableRow key={r._id} hover>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.timestamp)}</TableCell>
+                <TableCell sx={cell('date')}>{formatDateTime(r.timestamp)}</TableCell>
                 <TableCell>{r.session_name || r.session}</TableCell>
-                <TableCell sx={{ wordBreak: 'break-all' }}>{r.run}</TableCell>
+                <TableCell sx={cell('run')}>{r.run}</TableCell>
                 <TableCell>{r.sandbox_name}</TableCell>
-                <TableCell>{r.status}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>
+                <TableCell sx={cell('status')}>{r.status}</TableCell>
+                <TableCell sx={cell('machine')}>
                   {t('machine', { cpu: machine.cpu, memory: machine.memory })}
                 </TableCell>
-                <TableCell align="right">{formatDuration(r.execution_time)}</TableCell>
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                <TableCell align="right" sx={cell('executionTime')}>
+                  {formatDuration(r.execution_time)}
+                </TableCell>
+                <TableCell align="right" sx={cell('amount')}>
                   <Amount nano={r.amount_nano} language={language} />
                 </TableCell>
               </TableRow>

@@ -1,0 +1,441 @@
+// The role matrix of spec 3 §6 walked in Debian's Chromium (playwright-core) against `npm start`'s
+// entry point with a production build of the console, for the four roles of one organization:
+// the super admin, the organization admin who founded it, a group admin and a member of its
+// group. Each sees the settings gear and its entries, the settings screens and their sections,
+// and the actions (Create Group, Generate Token / Add new, Add User, Edit Quota, Create new)
+// exactly as the matrix says; the billing page (spec 2 §2) is open to every role, with the
+// organization's records for administrator-type roles and one's own for the others.
+// Billing records are written into the platform's database while it is stopped (the runner's
+// way of writing them needs real runs), then the platform starts again on the same data.
+// Screenshots at 1400 px and 574 px land in test-results/console/.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDatabase } from '@sandflow/embedded/testing';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+
+const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
+const hasChromium = fs.existsSync(CHROMIUM);
+const shots = path.join(repoRoot, 'test-results/console');
+const stamp = Date.now() % 100000;
+const ADMIN = { email: 'root@example.com', password: 'Roles-E2e-Passw0rd!' };
+const FOUNDER = {
+  first_name: 'Grace',
+  last_name: 'Hopper',
+  email: `grace.${stamp}@example.org`,
+  password: 'Compiler-A0-1952!',
+  organization: `Harvard Mark ${stamp}`,
+};
+const GROUP_ADMIN = {
+  first_name: 'Jean',
+  last_name: 'Sammet',
+  email: `jean.${stamp}@example.org`,
+  password: 'Cobol-1959-Design!',
+};
+const MEMBER = {
+  first_name: 'Kathleen',
+  last_name: 'Booth',
+  email: `kathleen.${stamp}@example.org`,
+  password: 'Assembly-1947-Lang!',
+};
+const GROUP = 'Crew';
+
+type Who = { email: string; password: string };
+/**
+ * Spec 3 §6, row by row, for each role (spec 1 §2.2 for the gear). `billing` is how many of the
+ * seeded records the role's billing page lists: the organization's for administrator-type roles,
+ * one's own otherwise.
+ */
+interface Rights {
+  role: 'admin' | 'organization_admin' | 'group_admin' | 'user';
+  who: Who;
+  gear: boolean;
+  superSettings: boolean;
+  organizationSettings: boolean;
+  usersSettings: boolean;
+  /** Groups, users, invitations… of the own organization: Create Group, Generate Token, Add User. */
+  manageOrganization: boolean;
+  /** Edit user quota and UID, remove users from a group ('not shown' for the super admin: unchecked). */
+  editQuota: boolean | 'not shown';
+  /** Choose organization when inviting. */
+  chooseOrganization: boolean;
+  billing: { scope: RegExp; records: number };
+}
+const ORGANIZATION_SCOPE = /^The step executions of the current organization/;
+const OWN_SCOPE = /^Your step executions/;
+// The records seeded below: 3 of the founder's, 2 of the group admin's, 1 of the member's.
+const SEEDED = { founder: 3, groupAdmin: 2, member: 1 };
+const MATRIX: Rights[] = [
+  {
+    role: 'admin',
+    who: ADMIN,
+    gear: true,
+    superSettings: true,
+    organizationSettings: true,
+    usersSettings: true,
+    manageOrganization: true,
+    editQuota: 'not shown',
+    chooseOrganization: true,
+    billing: { scope: ORGANIZATION_SCOPE, records: 6 },
+  },
+  {
+    role: 'organization_admin',
+    who: FOUNDER,
+    gear: true,
+    superSettings: false,
+    organizationSettings: true,
+    usersSettings: true,
+    manageOrganization: true,
+    editQuota: true,
+    chooseOrganization: false,
+    billing: { scope: ORGANIZATION_SCOPE, records: 6 },
+  },
+  {
+    role: 'group_admin',
+    who: GROUP_ADMIN,
+    gear: true,
+    superSettings: false,
+    organizationSettings: false,
+    usersSettings: true,
+    manageOrganization: false,
+    editQuota: true,
+    chooseOrganization: false,
+    billing: { scope: OWN_SCOPE, records: SEEDED.groupAdmin },
+  },
+  {
+    role: 'user',
+    who: MEMBER,
+    gear: false,
+    superSettings: false,
+    organizationSettings: false,
+    usersSettings: false,
+    manageOrganization: false,
+    editQuota: false,
+    chooseOrganization: false,
+    billing: { scope: OWN_SCOPE, records: SEEDED.member },
+  },
+];
+
+let platform: Platform;
+let browser: Browser;
+let dataDir: string;
+let consoleDir: string;
+
+async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
+  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
+    method,
+    headers: {
+      'Content-Type': 'application/json',
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as { result: T };
+  if (response.status >= 300)
+    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
+  return json.result;
+}
+const login = async (who: Who) =>
+  (await call<{ access_token: string }>('POST', '/login', { username: who.email, password: who.password }))
+    .access_token;
+/** The last mail to `email` (the platform keeps it in the outbox without SMTP), read by the super admin. */
+async function mailTo(email: string): Promise<string> {
+  const root = await login(ADMIN);
+  const mails = await call<{ text: string }[]>(
+    'GET',
+    `/admin/outbox?to=${encodeURIComponent(email)}`,
+    undefined,
+    root,
+  );
+  return mails[0]!.text;
+}
+async function verify(email: string) {
+  const token = /\/verification\/([\w-]+)/.exec(await mailTo(email))?.[1];
+  await call('GET', `/verify/${token}`);
+}
+
+const startOn = (dir: string) =>
+  startPlatform({
+    dataDir: dir,
+    env: {
+      SANDFLOW_ADMIN_EMAIL: ADMIN.email,
+      SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
+      SANDFLOW_CONSOLE_DIR: consoleDir,
+    },
+  });
+
+async function signedIn(who: Who, width: number) {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  await page.goto(`${platform.url}/login`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await page.waitForURL(/\/dashboard/);
+  return page;
+}
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+const overflow = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+const settled = (page: Page) =>
+  expect.poll(() => page.getByRole('main').getByRole('progressbar').count(), { timeout: 15_000 }).toBe(0);
+const forbidden = (page: Page) => page.getByTestId('settings-forbidden');
+
+describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => {
+  beforeAll(async () => {
+    fs.mkdirSync(shots, { recursive: true });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-roles-e2e-'));
+    consoleDir = path.join(dataDir, 'console');
+    await build({
+      root: path.join(repoRoot, 'console'),
+      logLevel: 'warn',
+      build: { outDir: consoleDir, emptyOutDir: true },
+    });
+    platform = await startOn(dataDir);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+
+    // The founder registers with an organization of their own (its admin) and invites two people,
+    // who register through their invitations; a group with one as its admin and both as members.
+    await call('POST', '/user', { ...FOUNDER, use_invitation: false });
+    await verify(FOUNDER.email);
+    const founder = await login(FOUNDER);
+    const organization = await call<{ id: string }>('GET', '/organization', undefined, founder);
+    await call('POST', '/invite', { users: [GROUP_ADMIN.email, MEMBER.email] }, founder);
+    for (const person of [GROUP_ADMIN, MEMBER]) {
+      const invitation = /invite=([\w-]+)/.exec(await mailTo(person.email))?.[1];
+      await call('POST', '/user', { ...person, use_invitation: true, invitation_link: invitation });
+      await verify(person.email);
+    }
+    const group = await call<{ id: string }>(
+      'POST',
+      '/group',
+      {
+        organization: organization.id,
+        name: GROUP,
+        members: [GROUP_ADMIN.email, MEMBER.email],
+        admins: [GROUP_ADMIN.email],
+      },
+      founder,
+    );
+    const ids = await Promise.all(
+      [FOUNDER, GROUP_ADMIN, MEMBER].map(async (who) => {
+        const me = await call<{ id: string }>('GET', '/me', undefined, await login(who));
+        return me.id;
+      }),
+    );
+    // The super admin looks at the founder's organization: its current one.
+    await call('POST', '/preferences/organization', { name: FOUNDER.organization }, await login(ADMIN));
+
+    // Billing records, as the runner writes them when steps end (spec 2 §9 prices: 2 cores /
+    // 2 GB at 0.0192 $/h × 1.5 = 0.0288 $/h = 28,800,000 nano-dollars an hour).
+    await platform.stop('SIGTERM');
+    const db = createDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
+    const hour = 3_600_000_000_000n;
+    const owners = [
+      ...Array.from({ length: SEEDED.founder }, () => ids[0]!),
+      ...Array.from({ length: SEEDED.groupAdmin }, () => ids[1]!),
+      ...Array.from({ length: SEEDED.member }, () => ids[2]!),
+    ];
+    await db('step_records').insert(
+      owners.map((user, i) => ({
+        run_uid: `uid-${i}`,
+        run_name: `nightly-etl-${i}`,
+        node_id: 'n1',
+        attempt: '0',
+        organization_id: organization.id,
+        group_id: group.id,
+        user_id: user,
+        session: i % 2 ? 'session-b' : 'session-a',
+        session_name: i % 2 ? 'Ad hoc' : 'Nightly ETL',
+        sandbox_id: 'sb-1',
+        sandbox_name: 'extract',
+        status: 'Succeeded',
+        cpu: 1000,
+        memory: 1024,
+        disk: 100,
+        started_at: new Date(Date.UTC(2026, 10, 20, i)),
+        stopped_at: new Date(Date.UTC(2026, 10, 20, i + 1)),
+        duration_ns: String(hour * BigInt(i + 1)),
+        machine_cpu: 2000,
+        machine_memory: 2048,
+        amount_nano: String(28_800_000n * BigInt(i + 1)),
+      })),
+    );
+    await db.destroy();
+    platform = await startOn(dataDir);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop('SIGTERM');
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it.each(MATRIX)('$role: the gear and its entries', async (rights) => {
+    const page = await signedIn(rights.who, 1400);
+    const gear = page.getByRole('button', { name: 'Settings', exact: true });
+    if (!rights.gear) {
+      await page.getByRole('main').waitFor();
+      expect(await gear.count()).toBe(0);
+    } else {
+      await gear.click();
+      const entries = page.getByRole('menuitem');
+      await entries.first().waitFor();
+      const names = await entries.allInnerTexts();
+      expect(names.includes('Super settings'), 'Super settings').toBe(rights.superSettings);
+      expect(names.includes('Organization settings'), 'Organization settings').toBe(
+        rights.organizationSettings,
+      );
+      expect(names.includes('Users settings'), 'Users settings').toBe(rights.usersSettings);
+    }
+    await page.close();
+  });
+
+  it.each(MATRIX)('$role: the settings screens open or refuse as the matrix says', async (rights) => {
+    const page = await signedIn(rights.who, 1400);
+    for (const [screen, allowed] of [
+      ['/settings/admin', rights.superSettings],
+      ['/settings/organization', rights.organizationSettings],
+      ['/settings/users', rights.usersSettings],
+    ] as const) {
+      await page.goto(`${platform.url}${screen}`);
+      if (allowed) {
+        await page.getByRole('main').getByRole('heading').first().waitFor();
+        await settled(page);
+        expect(await forbidden(page).count(), screen).toBe(0);
+      } else {
+        await forbidden(page).waitFor();
+      }
+    }
+    await page.close();
+  });
+
+  it.each(MATRIX.filter((r) => r.superSettings))(
+    '$role: Super Settings tabs and Create new',
+    async (rights) => {
+      const page = await signedIn(rights.who, 1400);
+      await page.goto(`${platform.url}/settings/admin`);
+      const tabs = page.getByRole('navigation', { name: 'Super Settings' }).getByRole('button');
+      await tabs.first().waitFor();
+      expect(await tabs.allInnerTexts()).toEqual([
+        'Organizations',
+        'Groups',
+        'Users',
+        'Cluster Managers',
+        'Miscellaneous',
+      ]);
+      await expect.poll(() => page.getByRole('button', { name: 'Create new' }).isEnabled()).toBe(true);
+      await page.close();
+    },
+  );
+
+  it.each(MATRIX.filter((r) => r.organizationSettings))(
+    '$role: Organization Settings sections, Create Group and the cluster token',
+    async (rights) => {
+      const page = await signedIn(rights.who, 1400);
+      await page.goto(`${platform.url}/settings/organization`);
+      const sections = page.getByRole('navigation', { name: 'Organization Settings' }).getByRole('button');
+      await sections.first().waitFor();
+      expect(await sections.allInnerTexts()).toEqual([
+        'Admin',
+        'Groups',
+        'Users',
+        'Cluster Managers',
+        'Organization Registry',
+        'Mount Points',
+      ]);
+      await page.goto(`${platform.url}/settings/organization?section=groups`);
+      const create = page.getByRole('button', { name: 'Create Group' });
+      await create.waitFor();
+      expect(await create.isEnabled()).toBe(rights.manageOrganization);
+      await page.goto(`${platform.url}/settings/organization?section=clusterManagers`);
+      const token = page.getByRole('button', { name: /^(Add new|Generate Token)$/ }).first();
+      await token.waitFor();
+      expect(await token.isEnabled()).toBe(rights.manageOrganization);
+      await page.close();
+    },
+  );
+
+  it.each(MATRIX.filter((r) => r.usersSettings))(
+    '$role: Users Settings — Add User (choosing the organization or not), Edit Quota and Remove from group',
+    async (rights) => {
+      const page = await signedIn(rights.who, 1400);
+      await page.goto(`${platform.url}/settings/users`);
+      await page.getByRole('main').getByRole('heading').first().waitFor();
+      await settled(page);
+      expect(await page.getByRole('button', { name: 'Add User' }).count(), 'Add User').toBe(
+        rights.manageOrganization ? 1 : 0,
+      );
+      if (rights.manageOrganization) {
+        await page.getByRole('button', { name: 'Add User' }).click();
+        const invite = page.getByRole('dialog', { name: 'Invite new users' });
+        await invite.getByLabel('E-mail addresses').waitFor();
+        expect(await invite.getByLabel('Organization').count(), 'choose the organization').toBe(
+          rights.chooseOrganization ? 1 : 0,
+        );
+        await invite.getByRole('button', { name: 'Cancel' }).click();
+        await invite.waitFor({ state: 'detached' });
+      }
+      if (rights.editQuota === 'not shown') return page.close();
+      const table = page.getByRole('table', { name: `Members of ${GROUP}` });
+      await table.waitFor();
+      const edit = table.getByRole('button', { name: `Edit the quota of ${MEMBER.email}` });
+      const remove = table.getByRole('button', { name: `Remove ${MEMBER.email} from the group` });
+      expect(await edit.isEnabled(), 'Edit Quota').toBe(rights.editQuota);
+      expect(await remove.isEnabled(), 'Remove from group').toBe(rights.editQuota);
+      await page.close();
+    },
+  );
+
+  it.each(MATRIX)('$role: the billing page, with the records the role may see', async (rights) => {
+    const page = await signedIn(rights.who, 1400);
+    await page.goto(`${platform.url}/billing`);
+    await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
+    await page.getByText(rights.billing.scope).waitFor();
+    const records = page.getByRole('table', { name: 'Billing records' });
+    await records.waitFor();
+    await expect.poll(() => records.getByRole('row').count()).toBe(rights.billing.records + 1);
+    await page.getByText(new RegExp(`^${rights.billing.records} records? ·`)).waitFor();
+    await page.close();
+  });
+
+  it('billing page screenshots at 1400 px and 574 px, the CSV downloads, no horizontal overflow', async () => {
+    const wide = await signedIn(FOUNDER, 1400);
+    await wide.goto(`${platform.url}/billing`);
+    await wide.getByRole('table', { name: 'Billing records' }).getByRole('row').nth(6).waitFor();
+    // The total: 28,800,000 × (1 + 2 + … + 6) nano-dollars = $0.6048 → $0.60.
+    expect(await wide.getByTestId('billing-total').innerText()).toBe('$0.60');
+    await shot(wide, 'billing-1400');
+    const [download] = await Promise.all([
+      wide.waitForEvent('download'),
+      wide.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('billing.csv');
+    const csv = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
+    expect(csv).toHaveLength(7);
+    expect(csv[0]).toMatch(/^id,timestamp,session/);
+    await wide.close();
+
+    const narrow = await signedIn(FOUNDER, 574);
+    await narrow.goto(`${platform.url}/billing`);
+    await narrow.getByRole('table', { name: 'Billing records' }).getByRole('row').nth(6).waitFor();
+    await shot(narrow, 'billing-574');
+    expect(await overflow(narrow)).toBeLessThanOrEqual(0);
+    await narrow.close();
+  });
+});
