@@ -64,6 +64,18 @@ export default defineConfig({
         },
       },
       {
+        // Issue 19: tenant isolation probes generated from api/openapi.yaml (tests/isolation), as
+        // each role of one organization against the other's ids, names and e-mails.
+        test: {
+          name: 'isolation',
+          include: ['tests/isolation/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
         // Cluster-mode artifacts: charts/sandflow through helm (built by hack/envtest/build.sh, cached
         // in .cache/envtest/bin), config/ through kubectl kustomize, hack/image against a local registry.
         test: {
