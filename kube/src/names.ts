@@ -28,6 +28,13 @@ export const ANNOTATIONS = {
    * live in the database; the operator reads these to check the owner may use each sandbox.
    */
   ownerGroups: 'sandflow.io/owner-groups',
+  /**
+   * On an organization namespace, written by the API: JSON { cpu, memory, disk } the automatic
+   * provisioner may lend above group quotas (admission reads it); absent when it is off.
+   */
+  provisioner: 'sandflow.io/provisioner',
+  /** On an organization namespace, written by the API: JSON { base, points } (the runner's mount check). */
+  mountPoints: 'sandflow.io/mount-points',
   /** Set by Argo's cron controller: when the workflow was due. */
   scheduledTime: 'workflows.argoproj.io/scheduled-time',
 } as const;

@@ -133,6 +133,13 @@ function buildServices(deps: ApiDeps) {
       deps.clusterCapacity ??
       (deps.kube && !('syncGroup' in deps.kube) ? kubeClusterCapacity(deps.kube, logger) : async () => null),
   });
+  // Organizations saved before their settings were mirrored (or while the Kubernetes API was down)
+  // get their namespace annotations — provisioner allowance, mount points — once at start, so the
+  // operator's admission and the runner's mount check see what the database holds.
+  if (deps.kube && !('syncGroup' in deps.kube))
+    organizations
+      .syncProvisioning()
+      .catch((error: unknown) => logger.warn({ err: error }, 'organization settings sync at start failed'));
   // Cluster managers (ClusterManager resources) and the organization registry Secrets.
   const clusters = createClusterService({
     db,

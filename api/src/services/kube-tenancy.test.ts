@@ -10,8 +10,9 @@ import {
   installClusterManagerCrd,
 } from '../test-support/cluster-managers.js';
 import { createTestDatabase, destroyTestDatabase } from '../test-support/database.js';
-import { addMember, createUser } from '../test-support/fixtures.js';
+import { addMember, createOrganization, createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
+import { closeServices, servicesFor } from './index.js';
 import {
   createKubeTenancy,
   groupNamespace,
@@ -311,5 +312,27 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
       points: ['/mnt/data', '/mnt/models'],
     });
     await api.request.delete(`/api/v0/organizations/${id}`).set('Authorization', auth).expect(200);
+  });
+
+  it('mirrors the settings of organizations saved before the mirroring existed when the API starts', async () => {
+    // A row written behind the API's back: no namespace, no annotations yet.
+    const org = await createOrganization(api.db, { name: 'Initech' });
+    const restarted = { ...api.deps };
+    servicesFor(restarted); // the services of a freshly started API process on the same database
+    try {
+      let annotations: Record<string, string> = {};
+      for (let i = 0; i < 100 && !annotations[MOUNT_POINTS_ANNOTATION]; i++) {
+        try {
+          annotations = (await core.readNamespace({ name: `sf-${org.slug}` })).metadata?.annotations ?? {};
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        if (!annotations[MOUNT_POINTS_ANNOTATION]) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(JSON.parse(annotations[MOUNT_POINTS_ANNOTATION]!)).toEqual({ base: '/mnt', points: [] });
+      expect(annotations).not.toHaveProperty(PROVISIONER_ANNOTATION);
+    } finally {
+      await closeServices(restarted);
+    }
   });
 });

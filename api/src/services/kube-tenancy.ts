@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig, type V1Namespace, type V1ResourceQuota } from '@kubernetes/client-node';
-import { LABELS, QUOTA_NAME, isAlreadyExists, isNotFound } from '@sandflow/kube';
+import { ANNOTATIONS, LABELS, QUOTA_NAME, isAlreadyExists, isNotFound } from '@sandflow/kube';
 
 export const ORGANIZATION_LABEL = LABELS.organization;
 export const GROUP_LABEL = LABELS.group;
@@ -33,9 +33,9 @@ export interface OrganizationSettings {
 }
 
 /** On an organization namespace: JSON { cpu, memory, disk }, absent when the provisioner is off. */
-export const PROVISIONER_ANNOTATION = 'sandflow.io/provisioner';
+export const PROVISIONER_ANNOTATION = ANNOTATIONS.provisioner;
 /** On an organization namespace: JSON { base, points }. */
-export const MOUNT_POINTS_ANNOTATION = 'sandflow.io/mount-points';
+export const MOUNT_POINTS_ANNOTATION = ANNOTATIONS.mountPoints;
 
 /** The annotations of an organization namespace for its settings (null: remove the annotation). */
 export function settingsAnnotations(settings: OrganizationSettings): Record<string, string | null> {

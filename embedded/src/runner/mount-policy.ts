@@ -11,10 +11,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { isNotFound, LABELS } from '@sandflow/kube';
+import { ANNOTATIONS, isNotFound, LABELS } from '@sandflow/kube';
 import type { StepSpec } from './runtime.js';
 
-export const MOUNT_POINTS_ANNOTATION = 'sandflow.io/mount-points';
+export const MOUNT_POINTS_ANNOTATION = ANNOTATIONS.mountPoints;
 
 export interface MountPolicy {
   /** The organization. */

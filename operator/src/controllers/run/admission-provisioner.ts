@@ -14,11 +14,12 @@
 //   what all organizations have borrowed. Borrowing never takes what a group is guaranteed.
 // The per-user quotas of a group still apply: the provisioner lends to the group, not past the
 // share its admin gave a user.
+import { ANNOTATIONS } from '@sandflow/kube';
 import type { ClusterManager } from '@sandflow/crds';
 import { ZERO, add, type Resources } from '../../runs/scheduler.js';
 
 /** On an organization namespace (written by the API, api/src/services/kube-tenancy.ts). */
-export const PROVISIONER_ANNOTATION = 'sandflow.io/provisioner';
+export const PROVISIONER_ANNOTATION = ANNOTATIONS.provisioner;
 
 const KEYS = ['cpu', 'memory', 'disk'] as const;
 
