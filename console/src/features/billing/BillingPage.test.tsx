@@ -179,6 +179,16 @@ describe('Billing page', () => {
     await waitFor(() => expect(screen.queryByText('Request failed')).toBeNull());
   });
 
+  it('asks for an organization first instead of reading billing without one', async () => {
+    const calls = stubApi({
+      'GET /me': () => ({ result: aMe({ role: 'admin', current_organization: null }) }),
+    });
+    renderWithProviders(<BillingPage />, { route: '/billing' });
+    expect(await screen.findByText(/^Choose an organization first/)).toBeInTheDocument();
+    expect(calls.some((c) => c.key === 'GET /billing')).toBe(false);
+    expect(screen.getByRole('button', { name: 'Download CSV' })).toBeDisabled();
+  });
+
   it.each<[Role, string]>([
     ['admin', 'The step executions of the current organization'],
     ['organization_admin', 'The step executions of the current organization'],

@@ -248,7 +248,9 @@ export default function BillingPage() {
           {t(admin ? 'scope.organization' : 'scope.own')}
         </Typography>
       )}
-      {failed ? (
+      {me.data && !me.data.current_organization ? (
+        <Alert severity="info">{t('noOrganization')}</Alert>
+      ) : failed ? (
         <Alert
           severity="error"
           action={

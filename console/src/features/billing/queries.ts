@@ -17,12 +17,13 @@ export const BILLING_CSV_URL = `${API_BASE}/billing/csv`;
 /**
  * GET /billing: one page of records (paged by the server) with the per-session and overall
  * totals. The scope is the current organization's (administrators) or the caller's own, so the
- * organization is part of the key (undefined: not known yet). The previous page stays on screen while the next loads.
+ * organization is part of the key (undefined: not known yet; null: none, nothing is asked). The previous page stays on screen while the next loads.
  */
 export function useBilling(organization: string | null | undefined, page: number, pageSize: BillingPageSize) {
   return useQuery({
-    // Wait for the person (and their current organization) so the first page loads once.
-    enabled: organization !== undefined,
+    // Wait for the person (and their current organization) so the first page loads once; without
+    // a current organization there is nothing to read (the route answers 500 then).
+    enabled: typeof organization === 'string',
     queryKey: ['billing', organization ?? '', page, pageSize] as const,
     queryFn: () => unwrap(api.GET('/billing', { params: { query: { page, page_size: pageSize } } })),
     placeholderData: keepPreviousData,
