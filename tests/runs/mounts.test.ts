@@ -27,8 +27,9 @@ let row: string;
 let secret: string;
 
 /** A one-step workflow whose sandbox binds `source` at /data, applied with kubectl. */
-async function apply(name: string, source: string, entrypoint: string) {
-  const org = { 'sandflow.io/organization': 'acme' };
+async function apply(name: string, source: string, entrypoint: string, organization = 'acme') {
+  const org = { 'sandflow.io/organization': organization };
+  const NS = `sf-${organization}-lab`;
   const objects = [
     {
       apiVersion: 'sandflow.io/v1alpha1',
@@ -53,7 +54,7 @@ async function apply(name: string, source: string, entrypoint: string) {
       apiVersion: 'sandflow.io/v1alpha1',
       kind: 'Session',
       metadata: { name: `sess-${name}`, namespace: NS, labels: { ...org, 'sandflow.io/group': 'lab' } },
-      spec: { name, workflow: `wf-${name}`, owner: 'u1', group: 'lab', organization: 'acme', attempts: 1 },
+      spec: { name, workflow: `wf-${name}`, owner: 'u1', group: 'lab', organization, attempts: 1 },
     },
     {
       apiVersion: 'sandflow.io/v1alpha1',
@@ -98,6 +99,20 @@ describe.skipIf(missing.length > 0)('mount points at step start (bwrap runtime)'
     await core.createNamespace({
       body: { metadata: { name: NS, labels: { ...org, 'sandflow.io/group': 'lab' } } },
     });
+    // An organization whose admin turned safe mount off and offered the whole machine.
+    const wide = { 'sandflow.io/organization': 'wide' };
+    await core.createNamespace({
+      body: {
+        metadata: {
+          name: 'sf-wide',
+          labels: wide,
+          annotations: { 'sandflow.io/mount-points': JSON.stringify({ base: '/', points: ['/'] }) },
+        },
+      },
+    });
+    await core.createNamespace({
+      body: { metadata: { name: 'sf-wide-lab', labels: { ...wide, 'sandflow.io/group': 'lab' } } },
+    });
   }, 120_000);
   afterAll(async () => {
     await env?.close();
@@ -140,4 +155,15 @@ describe.skipIf(missing.length > 0)('mount points at step start (bwrap runtime)'
       expect(fs.readdirSync(secret)).toEqual([]);
     },
   );
+
+  it("never binds the platform's data folder, even where the organization allows every folder", async () => {
+    const run = await apply('own', env.dataDir, 'ls /data > /data/../listing || true', 'wide');
+    expect(run.status?.phase).toBe('ERROR');
+    const step = run.status?.sandboxStatuses?.find((s) => s.id === 'a');
+    const log = fs.readFileSync(path.join(env.dataDir, 'runs', step!.log!), 'utf8');
+    expect(log).toMatch(/overlaps the platform's data folder, which no step may bind/);
+    // Beside it, the same organization's steps do bind what it offers.
+    const ok = await apply('tmp', row, 'cat /data/in.txt', 'wide');
+    expect(ok.status?.phase, ok.status?.message).toBe('COMPLETED');
+  });
 });

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { machineArchitecture, normalizeReference, type ImageRoot } from '@sandflow/images';
 import { DEFAULT_PATH, findBwrap, sandboxArgs } from '../bwrap/sandbox.js';
-import { mountRefusal, type MountPolicyFor } from './mount-policy.js';
+import { mountRefusal, platformPathRefusal, type MountPolicyFor } from './mount-policy.js';
 import { overlayablePath, overlayDirs, overlayLauncher, overlaySupported } from './overlay.js';
 import {
   ProcessRuntime,
@@ -55,6 +55,8 @@ export interface BwrapRuntimeOptions extends ProcessRuntimeOptions {
    * folder outside them fails at its start, naming the path. Absent: host mounts are not checked.
    */
   mountPolicy?: MountPolicyFor;
+  /** Host folders of the platform itself (its data folder) that no step may bind, in any namespace. */
+  platformPaths?: string[];
 }
 
 const SCRIPT = '/argo/staging/script';
@@ -130,6 +132,8 @@ export class BwrapRuntime extends ProcessRuntime {
 
   protected override async plan(step: StepSpec, dirs: StepDirs): Promise<LaunchPlan> {
     if (!step.image) throw new Error('the step names no image');
+    const ownRefused = platformPathRefusal(step.mounts, this.bwrapOptions.platformPaths ?? []);
+    if (ownRefused) throw new Error(ownRefused);
     if (step.mounts?.length && this.bwrapOptions.mountPolicy) {
       const policy = await this.bwrapOptions.mountPolicy(step.namespace);
       const refused = policy && mountRefusal(step.mounts, policy);

@@ -31,6 +31,7 @@ export { registryCredentials, type CredentialsForNamespace } from './registry-cr
 export {
   mountPolicies,
   mountRefusal,
+  platformPathRefusal,
   parseMountPolicy,
   MOUNT_POINTS_ANNOTATION,
   type MountPolicy,
@@ -133,6 +134,7 @@ function buildRuntime(options: RunnerOptions): Runtime {
       ...base,
       rootfs,
       mountPolicy: mountPolicies(options.kc),
+      platformPaths: [options.dataDir],
       ...(options.bwrap ? { bwrap: options.bwrap } : {}),
     });
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mountRefusal, parseMountPolicy, type MountPolicy } from './mount-policy.js';
+import { mountRefusal, parseMountPolicy, platformPathRefusal, type MountPolicy } from './mount-policy.js';
 
 // <tmp>/mnt/{data,models}, <tmp>/secret, and links: mnt/data/out → secret, mnt/data/in → mnt/models.
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-mounts-')));
@@ -71,5 +71,30 @@ describe('mount points at step start', () => {
       expect(mountRefusal(at('/mnt/a'), parsed)).toMatch(
         /not one of the mount points of organization acme \(none\)/,
       );
+  });
+});
+
+describe("the platform's own folders", () => {
+  // <tmp>/secret plays the data folder; mnt/data/out is a symlink to it.
+  const data = `${root}/secret`;
+  it.each<[string, string, boolean]>([
+    ['the data folder itself', '<root>/secret', true],
+    ['a folder inside it', '<root>/secret/runs', true],
+    ['a folder holding it (a row of /)', '/', true],
+    ['its parent', '<root>', true],
+    ['a symlink leading into it', '<root>/mnt/data/out', true],
+    ['.. climbing into it', '<root>/mnt/data/../../secret/jwt', true],
+    ['a mount point beside it', '<root>/mnt/data', false],
+  ])('%s: %s → refused %s', (_, hostPath, refused) => {
+    const reason = platformPathRefusal(at(hostPath), [data]);
+    if (refused) expect(reason).toMatch(/: overlaps the platform's data folder, which no step may bind$/);
+    else expect(reason).toBeUndefined();
+  });
+
+  it('refuses whatever the organization allows, and nothing without platform folders', () => {
+    const everything: MountPolicy = { organization: 'acme', base: '/', points: ['/'] };
+    expect(mountRefusal(at('<root>/secret'), everything)).toBeUndefined();
+    expect(platformPathRefusal(at('<root>/secret'), [data])).toBeDefined();
+    expect(platformPathRefusal(at('<root>/secret'), [])).toBeUndefined();
   });
 });

@@ -81,6 +81,22 @@ export function mountRefusal(mounts: StepSpec['mounts'], policy: MountPolicy): s
   return undefined;
 }
 
+/**
+ * Why a step may not bind these host folders whatever its organization allows (undefined: it may):
+ * a folder that is, holds or lies inside one of the platform's own (its data folder: the JWT key,
+ * the database, other organizations' runs). An organization admin picks the mount base and rows,
+ * so without this a row of `/` would hand a step the key to sign anyone's session.
+ */
+export function platformPathRefusal(mounts: StepSpec['mounts'], platformPaths: string[]): string | undefined {
+  const own = platformPaths.map(real);
+  for (const m of mounts ?? []) {
+    const host = real(m.hostPath);
+    if (own.some((p) => inside(host, p) || inside(p, host)))
+      return `mount ${m.hostPath} at ${m.mountPath}: overlaps the platform's data folder, which no step may bind`;
+  }
+  return undefined;
+}
+
 /** Reads the policies from the Kubernetes API, each namespace's at most every `ttlMs`. */
 export function mountPolicies(kc: KubeConfig, ttlMs = 10_000): MountPolicyFor {
   const core = kc.makeApiClient(CoreV1Api);
