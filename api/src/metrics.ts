@@ -2,7 +2,7 @@
 // Labels come from the matched route's template (`/organizations/:id`), never from the raw URL, so
 // ids in paths cannot grow the number of series without bound.
 import type { Request, RequestHandler } from 'express';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** From a cached read (about a millisecond) to an argon2 hash or a Kubernetes round trip. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -56,4 +56,47 @@ export class ApiMetrics {
 function routeOf(req: Request, base: string): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' ? `${base}${path}` : 'unmatched';
+}
+
+/**
+ * The agent hub's metrics (api/src/agents/hub.ts), registered into the API's registry (or, in the
+ * all-in-one process, the operator's) so one /metrics shows them beside the request latency.
+ */
+export class AgentHubMetrics {
+  readonly connected: Gauge;
+  readonly assignments: Counter<'kind'>;
+  readonly refused: Counter<'reason'>;
+  readonly beats: Counter;
+  readonly beatSeconds: Histogram;
+
+  constructor(registry: Registry) {
+    this.connected = new Gauge({
+      name: 'sandflow_agents_connected',
+      help: 'Agents connected to this API now (one per cluster manager).',
+      registers: [registry],
+    });
+    this.assignments = new Counter({
+      name: 'sandflow_agent_assignments_sent_total',
+      help: 'Messages sent to agents about their workflows: apply (an assignment or its change) and delete.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    });
+    this.refused = new Counter({
+      name: 'sandflow_agent_messages_refused_total',
+      help: 'Agent messages refused: invalid (schema), not_assigned (status for a workflow not its own).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    });
+    this.beats = new Counter({
+      name: 'sandflow_agent_heartbeats_total',
+      help: 'Heartbeats (hello and beat) handled.',
+      registers: [registry],
+    });
+    this.beatSeconds = new Histogram({
+      name: 'sandflow_agent_heartbeat_duration_seconds',
+      help: 'Time to handle one heartbeat (lastSeen and, when changed, the resources written).',
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+  }
 }

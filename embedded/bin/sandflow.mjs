@@ -6,7 +6,9 @@ import { register } from 'tsx/esm/api';
 register();
 const [command, ...rest] = process.argv.slice(2);
 if (command !== 'agent') {
-  console.error('usage: sandflow agent --api URL --token TOKEN [--data DIR]');
+  console.error(
+    'usage: sandflow agent --api URL --token TOKEN [--data DIR] [--cpu MILLICORES] [--memory MB] [--disk MB] [--metrics-port PORT]',
+  );
   process.exit(2);
 }
 const { agentMain } = await import('../src/agent/main.ts');

@@ -21,7 +21,9 @@ import {
   type Informer,
 } from '@sandflow/kube';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { AgentHubMetrics } from '../metrics.js';
 import {
   AGENT_PATH,
   agentMessageSchema,
@@ -49,6 +51,8 @@ export interface AgentHubOptions {
   lostAfterMs?: number;
   /** How often agents beat (told in `welcome`). */
   heartbeatMs?: number;
+  /** Where the hub's metrics go (the API's registry, or the all-in-one process's); none: not kept. */
+  registry?: Registry;
 }
 
 interface Session {
@@ -73,12 +77,14 @@ export class AgentHub {
   private timer?: NodeJS.Timeout;
   readonly lostAfterMs: number;
   readonly heartbeatMs: number;
+  private readonly metrics?: AgentHubMetrics;
 
   constructor(private readonly options: AgentHubOptions) {
     this.kube = new Kube(options.kc);
     this.log = options.logger.child({ component: 'agents' });
     this.lostAfterMs = options.lostAfterMs ?? DEFAULT_LOST_AFTER_MS;
     this.heartbeatMs = options.heartbeatMs ?? Math.min(30_000, Math.floor(this.lostAfterMs / 6));
+    if (options.registry) this.metrics = new AgentHubMetrics(options.registry);
   }
 
   async start() {
@@ -171,10 +177,13 @@ export class AgentHub {
     const previous = this.sessions.get(clusterManager);
     if (previous) previous.ws.close(4000, 'replaced by a newer connection');
     const send = (m: HubMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify(m));
+      if (m.type === 'apply' || m.type === 'delete') this.metrics?.assignments.inc({ kind: m.type });
     };
     const session: Session = { clusterManager, ws, requests: new AgentRequests(send), send };
     this.sessions.set(clusterManager, session);
+    this.metrics?.connected.set(this.sessions.size);
     log.info('agent connected');
     send({ type: 'welcome', clusterManager, heartbeatMs: this.heartbeatMs });
     // Messages are handled one after another: a status must not overtake the hello before it.
@@ -187,6 +196,7 @@ export class AgentHub {
     ws.on('close', () => {
       session.requests.closeAll();
       if (this.sessions.get(clusterManager) === session) this.sessions.delete(clusterManager);
+      this.metrics?.connected.set(this.sessions.size);
       log.info('agent disconnected');
     });
   }
@@ -198,17 +208,21 @@ export class AgentHub {
       if (!r.success) {
         const field = r.error.issues[0]?.path.join('.') || 'message';
         this.log.warn({ clusterManager: s.clusterManager, field }, 'agent message refused');
+        this.metrics?.refused.inc({ reason: 'invalid' });
         return s.send({ type: 'refused', message: `invalid ${field}` });
       }
       parsed = r.data;
     } catch {
+      this.metrics?.refused.inc({ reason: 'invalid' });
       return s.send({ type: 'refused', message: 'not JSON' });
     }
     const m = parsed;
     switch (m.type) {
       case 'hello':
         await this.seen(s.clusterManager, m.resources, { version: m.version, label: m.label });
-        return this.resume(s, m.workflows);
+        this.resume(s, m.workflows);
+        // Everything it should not hold was deleted above, before this: it may start its runner now.
+        return s.send({ type: 'resumed' });
       case 'beat':
         return this.seen(s.clusterManager, m.resources);
       case 'status':
@@ -226,6 +240,7 @@ export class AgentHub {
 
   /** A beat: lastSeen now, and the resources it reports when they changed. */
   private async seen(name: string, r: AgentResources, about?: { version: string; label: string }) {
+    const stop = this.metrics?.beatSeconds.startTimer();
     const cm = this.managers!.get(name);
     const resources = { cpu: r.cpu, memory: r.memory, disk: r.disk };
     const changed =
@@ -241,6 +256,8 @@ export class AgentHub {
     await this.kube.patchStatus(KINDS.clusterManager, undefined, name, {
       lastSeen: new Date().toISOString(),
     });
+    stop?.();
+    this.metrics?.beats.inc();
   }
 
   /** After (re)connecting: what it should run is sent again; what it holds and should not, deleted. */
@@ -322,6 +339,7 @@ export class AgentHub {
           { clusterManager: s.clusterManager, workflow: key },
           'status refused: not assigned to it',
         );
+        this.metrics?.refused.inc({ reason: 'not_assigned' });
         s.send({
           type: 'refused',
           seq: m.seq,

@@ -55,6 +55,8 @@ export type AgentMessage = z.infer<typeof agentMessageSchema>;
 /** What the API sends. `apply.withStatus`: the platform changed the status (a retry reset): take it. */
 export type HubMessage =
   | { type: 'welcome'; clusterManager: string; heartbeatMs: number }
+  /** After the hello: what it held and should not was deleted; what it should run was sent. */
+  | { type: 'resumed' }
   | { type: 'apply'; workflow: AppliedWorkflow; withStatus: boolean }
   | ({ type: 'delete'; reason: string } & WorkflowRef)
   | { type: 'ack'; seq: number }

@@ -2,10 +2,13 @@
 // token, beats, applies the Argo Workflows the API assigns it in its own cluster (idempotent by
 // namespace/name), reports their status, and answers the dashboard's argo-server requests. After a
 // lost connection it reconnects with backoff, re-announces what it holds and reports each status
-// again; the API deletes what is no longer its own, so nothing is lost and nothing runs twice.
+// again; the API deletes what is no longer its own, so nothing is lost and nothing runs twice. The
+// platform's messages are handled one after another (a `delete` is done before the `resumed` that
+// follows it lets the runner start); the dashboard's requests stream alongside.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { AgentMessage, AppliedWorkflow, HubMessage } from '@sandflow/api';
 import {
+  FINAL_WORKFLOW_PHASES,
   KINDS,
   Kube,
   isAlreadyExists,
@@ -19,6 +22,7 @@ import {
 } from '@sandflow/kube';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
+import type { AgentMetrics } from './metrics.js';
 
 /** Bytes of a log or file per message. */
 const CHUNK = 64 * 1024;
@@ -30,7 +34,8 @@ export interface AgentOptions {
   api: string;
   token: string;
   kc: KubeConfig;
-  argoServer: ArgoServer;
+  /** The agent cluster's argo-server; undefined while its runner has not started. */
+  argoServer: () => ArgoServer | undefined;
   logger: Logger;
   version: string;
   label: string;
@@ -38,6 +43,9 @@ export interface AgentOptions {
   resources: () => { cpu: number; memory: number; disk: number; architecture: string };
   /** Called when the platform refuses the token: retrying cannot help. */
   onUnauthorized?: (message: string) => void;
+  /** Called after each (re)connection once the platform took the hello: the runner may start. */
+  onResumed?: () => Promise<void> | void;
+  metrics?: AgentMetrics;
 }
 
 export class Agent {
@@ -54,6 +62,8 @@ export class Agent {
   /** The status last sent per workflow (sent again only when it changes, or after a reconnect). */
   private readonly sent = new Map<string, unknown>();
   private readonly requests = new Map<number, AbortController>();
+  /** The platform's messages, one after another. */
+  private chain = Promise.resolve();
   /** Set once the platform welcomed this connection. */
   clusterManager?: string;
 
@@ -67,6 +77,7 @@ export class Agent {
     this.informer = startInformer<ArgoWorkflow>(this.kube, KINDS.argoWorkflow, {
       log: this.log,
       on: (type, wf) => {
+        this.countRunning();
         if (type === 'delete') {
           this.sent.delete(keyOf(wf));
           this.send({ type: 'deleted', namespace: wf.metadata.namespace!, name: wf.metadata.name! });
@@ -74,7 +85,16 @@ export class Agent {
       },
     });
     await this.informer.synced;
+    this.countRunning();
     this.connect();
+  }
+
+  private countRunning() {
+    const m = this.options.metrics;
+    if (!m || !this.informer) return;
+    m.running.set(
+      this.informer.list().filter((wf) => !FINAL_WORKFLOW_PHASES.has(wf.status?.phase ?? '')).length,
+    );
   }
 
   async stop() {
@@ -93,6 +113,7 @@ export class Agent {
       maxPayload: 64 * 1024 * 1024,
     });
     this.ws = ws;
+    this.options.metrics?.state('connecting');
     ws.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       let body = '';
@@ -114,9 +135,14 @@ export class Agent {
       } catch {
         return;
       }
-      void this.onMessage(m).catch((e: unknown) => this.log.error(e, `agent: ${m.type} failed`));
+      const handle = () =>
+        this.onMessage(m).catch((e: unknown) => this.log.error(e, `agent: ${m.type} failed`));
+      // A request streams alongside; everything else waits for the message before it.
+      if (m.type === 'http' || m.type === 'http-cancel') void handle();
+      else this.chain = this.chain.then(handle);
     });
     ws.on('close', () => {
+      if (this.ws === ws) this.options.metrics?.state('closed');
       clearInterval(this.beat);
       for (const c of this.requests.values()) c.abort();
       this.requests.clear();
@@ -141,6 +167,7 @@ export class Agent {
       case 'welcome': {
         this.backoffMs = 500;
         this.clusterManager = m.clusterManager;
+        this.options.metrics?.state('connected');
         const held = this.informer!.list().map((wf) => ({
           namespace: wf.metadata.namespace!,
           name: wf.metadata.name!,
@@ -156,16 +183,21 @@ export class Agent {
         this.sent.clear();
         for (const wf of this.informer!.list()) this.report(wf);
         clearInterval(this.beat);
-        this.beat = setInterval(
-          () => this.send({ type: 'beat', resources: this.resources() }),
-          m.heartbeatMs,
-        );
+        this.options.metrics?.beats.inc();
+        this.beat = setInterval(() => {
+          this.send({ type: 'beat', resources: this.resources() });
+          this.options.metrics?.beats.inc();
+        }, m.heartbeatMs);
         this.log.info({ clusterManager: m.clusterManager, workflows: held.length }, 'agent registered');
         return;
       }
+      case 'resumed':
+        return this.options.onResumed?.();
       case 'apply':
+        this.options.metrics?.assignments.inc({ kind: 'apply' });
         return this.apply(m.workflow, m.withStatus);
       case 'delete':
+        this.options.metrics?.assignments.inc({ kind: 'delete' });
         this.log.info({ workflow: `${m.namespace}/${m.name}`, reason: m.reason }, 'deleting a workflow');
         return this.kube.delete(KINDS.argoWorkflow, m.namespace, m.name);
       case 'ack':
@@ -246,11 +278,11 @@ export class Agent {
     try {
       if (!path.startsWith('/api/v1/workflows/') && !path.startsWith('/artifact-files/'))
         throw new Error(`no such route: ${path.split('?')[0]}`);
-      const base = this.options.argoServer.url.replace(/\/+$/, '');
+      const argo = this.options.argoServer();
+      if (!argo) throw new Error('the runner has not started yet');
+      const base = argo.url.replace(/\/+$/, '');
       const res = await fetch(base + path, {
-        headers: this.options.argoServer.token
-          ? { Authorization: `Bearer ${this.options.argoServer.token}` }
-          : {},
+        headers: argo.token ? { Authorization: `Bearer ${argo.token}` } : {},
         signal: abort.signal,
       });
       const headers: Record<string, string> = {};

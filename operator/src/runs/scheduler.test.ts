@@ -4,6 +4,7 @@ import {
   chooseCluster,
   connectionOf,
   quotaAllows,
+  staysOn,
   type Algorithm,
   type ClusterCandidate,
 } from './scheduler.js';
@@ -60,6 +61,17 @@ describe('cluster connection', () => {
     [200, false, 'closed'],
   ])('seen %ss ago → alive %s, %s', (s, alive, connection) => {
     expect(connectionOf(ago(s as number), now)).toMatchObject({ alive, connection });
+  });
+});
+
+describe('retry and restart placement', () => {
+  it.each([
+    ['an alive manager', { status: { alive: true } }, true],
+    ['a closed one (agent lost)', { status: { alive: false } }, false],
+    ['one never seen', { status: {} }, false],
+    ['one deleted since', undefined, false],
+  ])('%s → stays: %s', (_name, cm, stays) => {
+    expect(staysOn(cm)).toBe(stays);
   });
 });
 

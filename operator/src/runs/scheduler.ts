@@ -109,3 +109,11 @@ export function connectionOf(lastSeen: string | undefined, now: Date, lostMs = l
   if (age <= lostMs) return { alive: true, connection: 'connecting' as const, changesAt: seen + lostMs + 1 };
   return { alive: false, connection: 'closed' as const, changesAt: undefined };
 }
+
+/**
+ * Spec 3 §4: a retry or a restart stays on the run's cluster manager while that one is alive; one
+ * closed (its agent lost) or gone sends the run back to the organization's algorithm.
+ */
+export function staysOn(cm: { status?: { alive?: boolean } } | undefined): boolean {
+  return cm?.status?.alive === true;
+}

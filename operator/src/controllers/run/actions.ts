@@ -6,8 +6,9 @@ import type { Run, RunStatus } from '@sandflow/crds';
 import { KINDS, LABELS, isAlreadyExists, isConflict, setCondition, type ArgoWorkflow } from '@sandflow/kube';
 import type { Context } from '../../context.js';
 import { resetForRetry } from '../../runs/argo.js';
+import { staysOn } from '../../runs/scheduler.js';
 import { taskNameOf } from '../../runs/mirror.js';
-import { compileFor, demandOf, loadInputs } from './admission.js';
+import { algorithmOf, compileFor, demandOf, loadInputs, place } from './admission.js';
 import { writeStatus } from './status.js';
 
 export type Handled = Required<NonNullable<RunStatus['handledActions']>>;
@@ -114,13 +115,22 @@ export async function applyActions(
     );
   const accept = (action: string, next: Handled, extra: Partial<RunStatus> = {}) =>
     answer(action, next, true, `${action} applied`, extra);
-  const holdResources = (demandFrom: Pick<ArgoWorkflow, 'spec'>) =>
-    ctx.active.set(key, {
-      namespace: ns,
-      owner,
-      demand: demandOf(demandFrom),
-      cluster: status.clusterManager ?? '',
-    });
+  const holdResources = (demandFrom: Pick<ArgoWorkflow, 'spec'>, cluster = status.clusterManager ?? '') =>
+    ctx.active.set(key, { namespace: ns, owner, demand: demandOf(demandFrom), cluster });
+  /**
+   * Spec 3 §4: a retry or restart of a run whose cluster manager is gone (its agent lost) runs
+   * elsewhere — another cluster manager by the organization's algorithm; undefined: it stays.
+   */
+  const elsewhere = async (demandFrom: Pick<ArgoWorkflow, 'spec'>): Promise<string | undefined> => {
+    if (staysOn(ctx.caches.clusterManagers.get(status.clusterManager ?? ''))) return undefined;
+    const inputs = await loadInputs(ctx, run);
+    if (typeof inputs === 'string') return undefined;
+    const org = run.metadata.labels?.[LABELS.organization] ?? inputs.session.spec.organization ?? '';
+    const placed = await ctx.admission.lock(async () =>
+      place(ctx, key, org, inputs.session, demandOf(demandFrom), algorithmOf(ctx, org)),
+    );
+    return 'cluster' in placed ? placed.cluster.metadata.name! : undefined;
+  };
 
   if (spec.stop && !h.stop) {
     const next = { ...h, stop: true };
@@ -138,9 +148,10 @@ export async function applyActions(
   if ((spec.retry ?? 0) > h.retry) {
     const next = { ...h, retry: spec.retry ?? 0 };
     if (!ACTION_RULES.retry!.has(phase)) return refuse('retry', next);
-    if (!(await resetArgo(ctx, wf, []))) return true;
-    if (!ctx.active.has(key)) holdResources(wf);
-    return accept('retry', next, { phase: 'RUNNING' });
+    const moved = await elsewhere(wf);
+    if (!(await resetArgo(ctx, wf, [], moved))) return true;
+    if (moved || !ctx.active.has(key)) holdResources(wf, moved);
+    return accept('retry', next, { phase: 'RUNNING', ...(moved ? { clusterManager: moved } : {}) });
   }
   if ((spec.restartFrom?.request ?? 0) > h.restartFrom) {
     const next = { ...h, restartFrom: spec.restartFrom?.request ?? 0 };
@@ -163,17 +174,19 @@ export async function applyActions(
     if (typeof inputs === 'string') return refuse('restart', next);
     const newName = `${run.metadata.name}-r${spec.restart}`;
     const compiled = compileFor(ctx, run, inputs, newName);
-    compiled.metadata.labels![LABELS.clusterManager] = status.clusterManager ?? '';
+    const moved = await elsewhere(compiled);
+    compiled.metadata.labels![LABELS.clusterManager] = moved ?? status.clusterManager ?? '';
     if (wfName !== newName) await ctx.kube.delete(KINDS.argoWorkflow, ns, wfName);
     try {
       await ctx.kube.create(KINDS.argoWorkflow, ns, compiled);
     } catch (e) {
       if (!isAlreadyExists(e)) throw new Error(`creating Argo workflow ${newName} failed`, { cause: e });
     }
-    holdResources(compiled);
+    holdResources(compiled, moved);
     return accept('restart', next, {
       phase: 'INIT',
       argoWorkflow: newName,
+      ...(moved ? { clusterManager: moved } : {}),
       sandboxStatuses: (status.workflow?.nodes ?? []).map((n) => ({
         id: n.id,
         name: n.name,
@@ -197,7 +210,12 @@ const RESET_ATTEMPTS = 5;
  * from: a spec patch or a status write that came in between is never overwritten. On a conflict the
  * workflow is read again and the reset worked out anew from what is there now.
  */
-async function resetArgo(ctx: Context, cached: ArgoWorkflow, tasks: string[]): Promise<boolean> {
+async function resetArgo(
+  ctx: Context,
+  cached: ArgoWorkflow,
+  tasks: string[],
+  clusterManager?: string,
+): Promise<boolean> {
   const ns = cached.metadata.namespace!;
   const name = cached.metadata.name!;
   let wf = cached;
@@ -207,7 +225,14 @@ async function resetArgo(ctx: Context, cached: ArgoWorkflow, tasks: string[]): P
       return false;
     }
     try {
-      await ctx.kube.replace(KINDS.argoWorkflow, ns, name, { ...wf, status: resetForRetry(wf, tasks) });
+      const metadata = clusterManager
+        ? { ...wf.metadata, labels: { ...wf.metadata.labels, [LABELS.clusterManager]: clusterManager } }
+        : wf.metadata;
+      await ctx.kube.replace(KINDS.argoWorkflow, ns, name, {
+        ...wf,
+        metadata,
+        status: resetForRetry(wf, tasks),
+      });
       return true;
     } catch (e) {
       // Past the last try the conflict goes up as it is: the reconcile is requeued with backoff.
