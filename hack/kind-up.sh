@@ -216,32 +216,6 @@ install_chart() {
 apply_samples() {
   say "samples $SAMPLES"
   kubectl apply -f "$SAMPLES/namespaces.yaml"
-  # Argo's executor reports each step's outputs as WorkflowTaskResults, with the namespace's
-  # default ServiceAccount (the one Sandflow's Argo Workflows run as).
-  kubectl apply -f - <<'EOF'
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: sandflow-argo-executor
-rules:
-  - apiGroups: [argoproj.io]
-    resources: [workflowtaskresults]
-    verbs: [create, patch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: sandflow-argo-executor
-  namespace: sf-demo-research
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: sandflow-argo-executor
-subjects:
-  - kind: ServiceAccount
-    name: default
-    namespace: sf-demo-research
-EOF
   kubectl apply -f "$SAMPLES/"
   kubectl -n sf-demo wait --for=condition=Valid --timeout=120s \
     workflows.sandflow.io/0b9e4d3c-7a21-4f0e-8c6b-2e5d1a9f3b10

@@ -4,6 +4,7 @@ import type { V1Namespace, V1ResourceQuota } from '@kubernetes/client-node';
 import type { ClusterManager, Run, Sandbox, Session, Workflow } from '@sandflow/crds';
 import type { Logger } from 'pino';
 import type { CompilerOptions } from './compiler/index.js';
+import type { ExecutorOptions } from './controllers/executor.js';
 import type { ArgoWorkflow, Cache, CronWorkflow, Kube } from '@sandflow/kube';
 import type { Resources } from './runs/scheduler.js';
 import type { Metrics } from './runtime/metrics.js';
@@ -19,6 +20,8 @@ export interface Context {
     heartbeatMs: number;
     queuedRetryMs: number;
     compiler: CompilerOptions;
+    /** The ServiceAccount Argo's pods run as, bound to this ClusterRole; absent: the namespace's default. */
+    executor?: ExecutorOptions;
   };
   caches: {
     workflows: Cache<Workflow>;
@@ -43,6 +46,8 @@ export interface Context {
   active: Map<string, { namespace: string; owner: string; demand: Resources; cluster: string }>;
   /** Run key → the resourceVersion our last status write replaced (the cache is stale while it shows it). */
   superseded: Map<string, string>;
+  /** Namespaces where the executor's ServiceAccount and RoleBinding were ensured this term. */
+  executorNamespaces: Set<string>;
   /** round_robin memory: organization → last cluster chosen. */
   lastCluster: Map<string, string>;
   /** Serializes admissions so two runs never take the same room. */

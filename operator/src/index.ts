@@ -12,6 +12,7 @@ import { startControllers } from './manager.js';
 import { LeaderElector } from './runtime/leader.js';
 import { Metrics } from './runtime/metrics.js';
 import type { Period } from './controllers/session-events.js';
+import type { ExecutorOptions } from './controllers/executor.js';
 
 export * from './compiler/index.js';
 export {
@@ -29,6 +30,7 @@ export { resetForRetry } from './runs/argo.js';
 export { ACTION_RULES } from './controllers/run/index.js';
 export { matches as eventMatches, type Period } from './controllers/session-events.js';
 export { LeaderElector, type LeaderOptions } from './runtime/leader.js';
+export { EXECUTOR_SERVICE_ACCOUNT, type ExecutorOptions } from './controllers/executor.js';
 
 export interface OperatorOptions {
   kc: KubeConfig;
@@ -49,6 +51,11 @@ export interface OperatorOptions {
   resyncMs?: number;
   workers?: number;
   compiler?: CompilerOptions;
+  /**
+   * Argo's pods run as a ServiceAccount the operator makes in each namespace and binds to this
+   * ClusterRole (cluster mode: the chart's executor role); absent: as the namespace's default one.
+   */
+  executor?: ExecutorOptions;
   /** Serve /metrics on 127.0.0.1:<port> (0 = any free port); omitted = no server. */
   metricsPort?: number;
   /** Length of the event plans' period units (tests shorten the minute); omitted: the calendar's. */

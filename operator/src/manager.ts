@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { mutex, type Context } from './context.js';
 import { Controller } from './controllers/base.js';
 import { ensurePlatformCluster, reconcileClusterManager } from './controllers/clustermanager.js';
+import { forgetExecutor, withExecutor } from './controllers/executor.js';
 import { adoptCronWorkflow, demandOf, reconcileRun } from './controllers/run/index.js';
 import { reconcileSession } from './controllers/session.js';
 import { startEventPollers, type EventPollers } from './controllers/session-events.js';
@@ -132,6 +133,7 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     CORE_KINDS.namespace,
     (t, n) => {
       if (t !== 'delete') wakeQueued(n.metadata?.name);
+      else forgetExecutor(ctx, n.metadata!.name!);
     },
     { labelIndexes: { organization: LABELS.organization } },
   );
@@ -155,7 +157,8 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
       ...(options.platformResources ? { platformResources: options.platformResources } : {}),
       heartbeatMs: options.heartbeatMs ?? 30_000,
       queuedRetryMs: options.queuedRetryMs ?? 10_000,
-      compiler: options.compiler ?? {},
+      compiler: withExecutor(options.compiler, options.executor),
+      ...(options.executor ? { executor: options.executor } : {}),
     },
     caches: {
       workflows,
@@ -176,6 +179,7 @@ export async function startControllers(kube: Kube, log: Logger, metrics: Metrics
     },
     active: new Map(),
     superseded: new Map(),
+    executorNamespaces: new Set(),
     lastCluster: new Map(),
     admission: mutex(),
   };

@@ -122,6 +122,12 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     expect(podSpec(api!).containers[0]!.readinessProbe?.httpGet?.path).toBe('/readyz');
     expect(podSpec(operator!).serviceAccountName).toBe('sandflow-operator');
     expect(podSpec(api!).serviceAccountName).toBe('sandflow-api');
+    // Argo's workflow Pods run as the ServiceAccount the operator binds to the executor's role.
+    const operatorEnv = podSpec(operator!).containers[0]!.env!;
+    expect(operatorEnv.find((e) => e.name === 'SANDFLOW_EXECUTOR_CLUSTERROLE')?.value).toBe(
+      'sandflow-workflow-executor',
+    );
+    expect(find(all, 'ClusterRole', 'sandflow-workflow-executor')).toHaveLength(1);
     const [secret] = find(all, 'Secret', 'sandflow-secrets');
     expect((secret as unknown as { stringData: Record<string, string> }).stringData.DATABASE_URL).toBe(
       'postgresql://sandflow:change-me@postgres.databases.svc:5432/sandflow',
@@ -222,6 +228,21 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     const READ = ['get', 'list', 'watch'];
     const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
     const SANDFLOW = ['workflows', 'sessions', 'runs', 'sandboxes', 'clustermanagers'];
+    // The operator's only RBAC rights: RoleBindings (in the namespaces where workflows run) to the
+    // executor's ClusterRole, the one role it may bind.
+    const EXECUTOR_BINDING: Rule[] = [
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['rolebindings'],
+        verbs: ['create', 'get', 'patch'],
+      },
+      {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles'],
+        resourceNames: ['sandflow-workflow-executor'],
+        verbs: ['bind'],
+      },
+    ];
 
     it.each([
       {
@@ -235,6 +256,15 @@ describe.skipIf(!helm)('charts/sandflow', () => {
           },
           { apiGroups: ['argoproj.io'], resources: ['workflows', 'cronworkflows'], verbs: ALL },
           { apiGroups: [''], resources: ['namespaces', 'resourcequotas'], verbs: READ },
+          { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create', 'get', 'patch'] },
+          ...EXECUTOR_BINDING,
+        ],
+      },
+      {
+        // Argo's documented minimum for its emissary executor (docs/workflow-rbac.md).
+        role: 'sandflow-workflow-executor',
+        expected: [
+          { apiGroups: ['argoproj.io'], resources: ['workflowtaskresults'], verbs: ['create', 'patch'] },
         ],
       },
       {
@@ -265,16 +295,34 @@ describe.skipIf(!helm)('charts/sandflow', () => {
       expect(rules('ClusterRole', role)).toEqual(expected);
     });
 
-    it('no wildcard, no pods, exec, RBAC or cluster-wide Secret reads anywhere', () => {
+    it('no wildcard, no pods, exec or cluster-wide Secret reads anywhere; RBAC only to bind the executor role', () => {
       const every = [...find(all, 'ClusterRole'), ...find(all, 'Role')].flatMap(
         (m) => (m as unknown as { rules: Rule[] }).rules,
       );
+      const rbac: Rule[] = [];
       for (const r of every) {
         expect([...r.apiGroups, ...r.resources, ...r.verbs]).not.toContain('*');
-        expect(r.resources.filter((x) => /^pods|rbac|roles|bindings/.test(x))).toEqual([]);
+        expect(r.resources.filter((x) => /^pods/.test(x))).toEqual([]);
+        if (
+          r.apiGroups.includes('rbac.authorization.k8s.io') ||
+          r.resources.some((x) => /roles|bindings/.test(x))
+        )
+          rbac.push({ ...r, verbs: [...r.verbs].sort() });
         if (r.resources.includes('secrets'))
           expect(r.verbs.filter((v) => ['get', 'list', 'watch'].includes(v))).toEqual([]);
       }
+      expect(rbac).toEqual(EXECUTOR_BINDING);
+    });
+
+    it('rbac.create=false: no roles, and the operator is not told of an executor role', () => {
+      const none = manifests(render('default-values.yaml', ['--set', 'rbac.create=false']).stdout);
+      expect([
+        ...find(none, 'ClusterRole'),
+        ...find(none, 'ClusterRoleBinding'),
+        ...find(none, 'Role'),
+      ]).toEqual([]);
+      const env = podSpec(find(none, 'Deployment', 'sandflow-operator')[0]!).containers[0]!.env!;
+      expect(env.map((e) => e.name)).not.toContain('SANDFLOW_EXECUTOR_CLUSTERROLE');
     });
 
     it('leases only in the release namespace, for the operator', () => {

@@ -47,7 +47,11 @@ describe('config/ kustomize bases', () => {
     expect(names(all, 'Namespace')).toEqual(['sandflow-system']);
     expect(names(all, 'CustomResourceDefinition')).toEqual(crdNames);
     expect(names(all, 'ServiceAccount')).toEqual(['sandflow-api', 'sandflow-operator']);
-    expect(names(all, 'ClusterRole')).toEqual(['sandflow-api', 'sandflow-operator']);
+    expect(names(all, 'ClusterRole')).toEqual([
+      'sandflow-api',
+      'sandflow-operator',
+      'sandflow-workflow-executor',
+    ]);
     expect(names(all, 'ClusterRoleBinding')).toEqual(['sandflow-api', 'sandflow-operator']);
     expect(names(all, 'Role')).toEqual(['sandflow-leader-election']);
     expect(names(all, 'RoleBinding')).toEqual(['sandflow-leader-election']);
@@ -87,6 +91,11 @@ describe('config/ kustomize bases', () => {
     }
     const api = all.find((m) => m.kind === 'Deployment' && m.metadata.name === 'sandflow-api')!;
     expect(JSON.stringify(api.spec)).toContain('"path":"/readyz"');
+    // As the chart's: Argo's workflow Pods run as the ServiceAccount bound to the executor's role.
+    const operator = all.find((m) => m.kind === 'Deployment' && m.metadata.name === 'sandflow-operator')!;
+    expect(JSON.stringify(operator.spec)).toContain(
+      '{"name":"SANDFLOW_EXECUTOR_CLUSTERROLE","value":"sandflow-workflow-executor"}',
+    );
   });
 
   it.each(['config/crd', 'config/rbac', 'config/operator', 'config/api'])('%s renders on its own', (dir) => {
@@ -125,6 +134,7 @@ describe('config/ kustomize bases', () => {
     for (const [kind, name] of [
       ['ClusterRole', 'sandflow-operator'],
       ['ClusterRole', 'sandflow-api'],
+      ['ClusterRole', 'sandflow-workflow-executor'],
       ['Role', 'sandflow-leader-election'],
     ] as const)
       expect(rules(all, kind, name), `${kind}/${name}`).toEqual(rules(chart, kind, name));

@@ -73,7 +73,7 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
     const rbac = parseAllDocuments(rendered.stdout)
       .map((d) => d.toJS() as { kind: string } | null)
       .filter((m): m is { kind: string } => !!m && rbacKinds.includes(m.kind));
-    expect(rbac).toHaveLength(8);
+    expect(rbac).toHaveLength(9);
     const ns = kubectl(['create', 'namespace', NS]);
     expect(ns.code, ns.err).toBe(0);
     const applied = kubectl(
@@ -107,6 +107,7 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
       'sandflow-api',
       '--ignore-not-found',
     ]);
+    kubectl(['delete', 'clusterrole', 'sandflow-workflow-executor', '--ignore-not-found']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -125,6 +126,71 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
       verb: 'update',
       resource: 'leases.coordination.k8s.io',
       namespace: 'default',
+      allowed: 'no',
+    },
+    // The executor's ServiceAccount and its RoleBinding in each namespace where workflows run: the
+    // operator may bind the executor's ClusterRole and no other, and not read or delete bindings.
+    {
+      as: OPERATOR,
+      verb: 'create',
+      resource: 'serviceaccounts',
+      namespace: 'sf-demo-research',
+      allowed: 'yes',
+    },
+    {
+      as: OPERATOR,
+      verb: 'create',
+      resource: 'serviceaccounts',
+      subresource: 'token',
+      namespace: 'sf-demo',
+      allowed: 'no',
+    },
+    {
+      as: OPERATOR,
+      verb: 'create',
+      resource: 'rolebindings.rbac.authorization.k8s.io',
+      namespace: 'sf-demo-research',
+      allowed: 'yes',
+    },
+    {
+      as: OPERATOR,
+      verb: 'patch',
+      resource: 'rolebindings.rbac.authorization.k8s.io',
+      namespace: 'sf-demo-research',
+      allowed: 'yes',
+    },
+    {
+      as: OPERATOR,
+      verb: 'delete',
+      resource: 'rolebindings.rbac.authorization.k8s.io',
+      namespace: 'sf-demo-research',
+      allowed: 'no',
+    },
+    { as: OPERATOR, verb: 'list', resource: 'rolebindings.rbac.authorization.k8s.io', allowed: 'no' },
+    {
+      as: OPERATOR,
+      verb: 'bind',
+      resource: 'clusterroles.rbac.authorization.k8s.io/sandflow-workflow-executor',
+      allowed: 'yes',
+    },
+    { as: OPERATOR, verb: 'bind', resource: 'clusterroles.rbac.authorization.k8s.io/admin', allowed: 'no' },
+    {
+      as: OPERATOR,
+      verb: 'escalate',
+      resource: 'clusterroles.rbac.authorization.k8s.io/sandflow-workflow-executor',
+      allowed: 'no',
+    },
+    {
+      as: OPERATOR,
+      verb: 'create',
+      resource: 'clusterrolebindings.rbac.authorization.k8s.io',
+      allowed: 'no',
+    },
+    {
+      as: OPERATOR,
+      verb: 'create',
+      resource: 'workflowtaskresults.argoproj.io',
+      namespace: 'sf-demo-research',
       allowed: 'no',
     },
     { as: API, verb: 'create', resource: 'namespaces', allowed: 'yes' },

@@ -10,6 +10,9 @@
 //   CronWorkflow for the periodic session; the local runner plays Argo's controller (with the
 //   admin's credentials: Argo has its own ServiceAccount) so the Run completes;
 // - the API serves the sandboxes, workflow, sessions and run it reads from the server;
+// - Argo's workflow Pods run as the ServiceAccount sandflow-workflow, which the operator made in the
+//   group namespace and bound to the chart's executor ClusterRole: it may write WorkflowTaskResults
+//   there (what Argo's executor reports outputs with) and nothing else;
 // - the operator met no "forbidden" on the way and the API did all it was asked (the ClusterRoles
 //   are sufficient), and requests outside the roles are refused by RBAC (they are minimal).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -21,6 +24,7 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  RbacAuthorizationV1Api,
   type V1Container,
 } from '@kubernetes/client-node';
 import type { Run } from '@sandflow/crds';
@@ -39,6 +43,8 @@ const RELEASE = 'proof'; // ClusterRoles proof-sandflow-*: apart from rbac.envte
 const OPERATOR_SA = `${RELEASE}-sandflow-operator`;
 const API_SA = `${RELEASE}-sandflow-api`;
 const POD_NAME = `${RELEASE}-sandflow-operator-7d9f8-abcde`;
+const EXECUTOR_ROLE = `${RELEASE}-sandflow-workflow-executor`;
+const EXECUTOR_SA = 'sandflow-workflow';
 const ORG_NS = 'sf-demo';
 const GROUP_NS = 'sf-demo-research';
 const ONE_OFF = '9a7c5e1d-3b2f-4d8a-b6e4-1c0f2a3d4e22';
@@ -88,15 +94,15 @@ interface Manifest {
   spec?: { template?: { spec?: { containers?: V1Container[] } } };
 }
 
-/** A KubeConfig for the admin's server that authenticates as `user` with a bound token. */
-function tokenConfig(admin: KubeConfig, sa: string): KubeConfig {
-  const token = mustKubectl(['create', 'token', sa, '-n', NS, '--duration=1h']).trim();
+/** A KubeConfig for the admin's server that authenticates as ServiceAccount `sa` with a bound token. */
+function tokenConfig(admin: KubeConfig, sa: string, namespace = NS): KubeConfig {
+  const token = mustKubectl(['create', 'token', sa, '-n', namespace, '--duration=1h']).trim();
   const cluster = admin.getCurrentCluster()!;
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [cluster],
     users: [{ name: sa, token }],
-    contexts: [{ name: sa, cluster: cluster.name, user: sa, namespace: NS }],
+    contexts: [{ name: sa, cluster: cluster.name, user: sa, namespace }],
     currentContext: sa,
   });
   return kc;
@@ -128,6 +134,7 @@ describe.skipIf(!external || !helm)(
     let orgToken = '';
     let leaseName = '';
     let runName = '';
+    let argoName = '';
 
     const custom = () => admin.makeApiClient(CustomObjectsApi);
     const api = (method: 'get' | 'post', url: string, token: string, body?: object) => {
@@ -159,7 +166,7 @@ describe.skipIf(!external || !helm)(
       const rbacKinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
       const rbac = manifests.filter((m) => rbacKinds.includes(m.kind));
       expect(rbac.map((m) => m.metadata.name)).toEqual(
-        expect.arrayContaining([OPERATOR_SA, API_SA, `${RELEASE}-sandflow-leader-election`]),
+        expect.arrayContaining([OPERATOR_SA, API_SA, `${RELEASE}-sandflow-leader-election`, EXECUTOR_ROLE]),
       );
 
       // Our CRDs as the chart ships them, and Argo's full ones, as a cluster with Argo has them.
@@ -247,6 +254,7 @@ describe.skipIf(!external || !helm)(
           `${RELEASE}-sandflow-api`,
           '--ignore-not-found',
         ]);
+        kubectl(['delete', 'clusterrole', EXECUTOR_ROLE, '--ignore-not-found']);
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }, 60_000);
@@ -370,6 +378,7 @@ describe.skipIf(!external || !helm)(
       );
       expect(run.status!.phase, JSON.stringify(run.status, null, 1)).toBe('COMPLETED');
       runName = run.metadata.name!;
+      argoName = run.status!.argoWorkflow!;
       const argo = (await custom().getNamespacedCustomObject({
         group: 'argoproj.io',
         version: 'v1alpha1',
@@ -383,6 +392,125 @@ describe.skipIf(!external || !helm)(
       expect(argo.metadata.ownerReferences[0]).toMatchObject({ kind: 'Run', uid: run.metadata.uid });
       expect(argo.status.phase).toBe('Succeeded');
     }, 240_000);
+
+    it('Argo runs the workflows as sandflow-workflow, which the operator made and bound in the group namespace', async () => {
+      const core = admin.makeApiClient(CoreV1Api);
+      const sa = await core.readNamespacedServiceAccount({ name: EXECUTOR_SA, namespace: GROUP_NS });
+      expect(sa.metadata?.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'sandflow-operator' });
+      const binding = await admin
+        .makeApiClient(RbacAuthorizationV1Api)
+        .readNamespacedRoleBinding({ name: EXECUTOR_ROLE, namespace: GROUP_NS });
+      expect(binding.metadata?.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'sandflow-operator' });
+      expect(binding.roleRef).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: EXECUTOR_ROLE,
+      });
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: EXECUTOR_SA, namespace: GROUP_NS }]);
+      // Nothing in the organization's namespace, where no workflow runs.
+      expect(
+        await statusOf(() => core.readNamespacedServiceAccount({ name: EXECUTOR_SA, namespace: ORG_NS })),
+      ).toBe(404);
+
+      const argo = (await custom().getNamespacedCustomObject({
+        group: 'argoproj.io',
+        version: 'v1alpha1',
+        plural: 'workflows',
+        namespace: GROUP_NS,
+        name: argoName,
+      })) as { spec: { serviceAccountName?: string } };
+      expect(argo.spec.serviceAccountName).toBe(EXECUTOR_SA);
+      const crons = (await custom().listNamespacedCustomObject({
+        group: 'argoproj.io',
+        version: 'v1alpha1',
+        plural: 'cronworkflows',
+        namespace: GROUP_NS,
+      })) as { items: { spec: { workflowSpec: { serviceAccountName?: string } } }[] };
+      expect(crons.items.map((c) => c.spec.workflowSpec.serviceAccountName)).toEqual([EXECUTOR_SA]);
+    });
+
+    // As Argo's executor in a workflow Pod: the server's authorizer, asked through impersonation
+    // (`kubectl auth can-i --as`, a SubjectAccessReview), grants sandflow-workflow exactly the
+    // executor's role, only in the group namespace; the namespace's default ServiceAccount gets nothing.
+    it.each([
+      {
+        as: EXECUTOR_SA,
+        verb: 'create',
+        resource: 'workflowtaskresults.argoproj.io',
+        ns: GROUP_NS,
+        allowed: 'yes',
+      },
+      {
+        as: EXECUTOR_SA,
+        verb: 'patch',
+        resource: 'workflowtaskresults.argoproj.io',
+        ns: GROUP_NS,
+        allowed: 'yes',
+      },
+      {
+        as: EXECUTOR_SA,
+        verb: 'delete',
+        resource: 'workflowtaskresults.argoproj.io',
+        ns: GROUP_NS,
+        allowed: 'no',
+      },
+      { as: EXECUTOR_SA, verb: 'list', resource: 'secrets', ns: GROUP_NS, allowed: 'no' },
+      { as: EXECUTOR_SA, verb: 'get', resource: 'secrets', ns: GROUP_NS, allowed: 'no' },
+      { as: EXECUTOR_SA, verb: 'create', resource: 'pods', ns: GROUP_NS, allowed: 'no' },
+      { as: EXECUTOR_SA, verb: 'patch', resource: 'workflows.argoproj.io', ns: GROUP_NS, allowed: 'no' },
+      {
+        as: EXECUTOR_SA,
+        verb: 'create',
+        resource: 'workflowtaskresults.argoproj.io',
+        ns: ORG_NS,
+        allowed: 'no',
+      },
+      {
+        as: 'default',
+        verb: 'create',
+        resource: 'workflowtaskresults.argoproj.io',
+        ns: GROUP_NS,
+        allowed: 'no',
+      },
+    ])(
+      '$as of the group namespace may $verb $resource in $ns: $allowed',
+      ({ as, verb, resource, ns, allowed }) => {
+        const r = kubectl([
+          'auth',
+          'can-i',
+          verb,
+          resource,
+          '-n',
+          ns,
+          `--as=system:serviceaccount:${GROUP_NS}:${as}`,
+        ]);
+        expect(r.out.trim(), r.err).toBe(allowed);
+      },
+    );
+
+    it('with its own bound token, sandflow-workflow writes a WorkflowTaskResult and is refused Secrets', async () => {
+      const kc = tokenConfig(admin, EXECUTOR_SA, GROUP_NS);
+      const result = {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'WorkflowTaskResult',
+        metadata: { name: `${argoName}-proof`, labels: { 'workflows.argoproj.io/workflow': argoName } },
+        outputs: { parameters: [{ name: 'proof', value: 'written by the executor' }] },
+      };
+      const custom = kc.makeApiClient(CustomObjectsApi);
+      const ref = {
+        group: 'argoproj.io',
+        version: 'v1alpha1',
+        plural: 'workflowtaskresults',
+        namespace: GROUP_NS,
+      };
+      expect(await statusOf(() => custom.createNamespacedCustomObject({ ...ref, body: result }))).toBe(200);
+      expect(
+        await statusOf(() => custom.getNamespacedCustomObject({ ...ref, name: result.metadata.name })),
+      ).toBe(403);
+      expect(
+        await statusOf(() => kc.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: GROUP_NS })),
+      ).toBe(403);
+    });
 
     it('the API serves the sandboxes, the workflow, the sessions and the run it reads from the server', async () => {
       const sandboxes = await until(

@@ -13,6 +13,9 @@ const envSchema = z.object({
   POD_NAME: z.string().min(1).optional(),
   SANDFLOW_LEASE_NAME: z.string().min(1).default('sandflow-operator'),
   SANDFLOW_PLATFORM_CLUSTER: z.string().min(1).optional(),
+  // The chart's ClusterRole for Argo's executor: the operator binds the ServiceAccount
+  // sandflow-workflow to it in each namespace where workflows run, and they run as that one.
+  SANDFLOW_EXECUTOR_CLUSTERROLE: z.string().min(1).optional(),
   SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +36,9 @@ async function main(): Promise<void> {
     leaseName: env.SANDFLOW_LEASE_NAME,
     ...(env.POD_NAME ? { identity: env.POD_NAME } : {}),
     ...(env.SANDFLOW_PLATFORM_CLUSTER ? { platformClusterName: env.SANDFLOW_PLATFORM_CLUSTER } : {}),
+    ...(env.SANDFLOW_EXECUTOR_CLUSTERROLE
+      ? { executor: { clusterRole: env.SANDFLOW_EXECUTOR_CLUSTERROLE } }
+      : {}),
   });
   log.info({ server: kc.getCurrentCluster()?.server, lease: env.SANDFLOW_LEASE_NAME }, 'operator started');
   let stopping = false;

@@ -7,6 +7,7 @@ import { KINDS, LABELS, isAlreadyExists, sameJson, setCondition } from '@sandflo
 import { CompileError, compileSession, nextRun } from '../compiler/index.js';
 import type { Context } from '../context.js';
 import { splitKey, type ReconcileResult } from './base.js';
+import { ensureExecutor } from './executor.js';
 import { uuidFrom } from './run/index.js';
 
 const HOUR = 3_600_000;
@@ -59,7 +60,8 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
         },
         now,
       );
-      // Periodic schedules.
+      // Periodic schedules: Argo runs what they make as the executor's ServiceAccount.
+      if (compiled.cronWorkflows.length > 0) await ensureExecutor(ctx, namespace!);
       const wanted = new Set<string>();
       for (const cwf of compiled.cronWorkflows) {
         const cname = cwf.metadata!.name!;

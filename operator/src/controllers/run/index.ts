@@ -5,6 +5,7 @@ import { KINDS, LABELS, type ArgoWorkflow } from '@sandflow/kube';
 import type { Context } from '../../context.js';
 import { FINAL_RUN_PHASES } from '../../runs/mirror.js';
 import { splitKey, type ReconcileResult } from '../base.js';
+import { ensureExecutor } from '../executor.js';
 import { admit } from './admission.js';
 import { applyActions, handledOf, hasPendingAction } from './actions.js';
 import { writeMirror, writeStatus } from './status.js';
@@ -53,6 +54,8 @@ export async function reconcileRun(ctx: Context, key: string): Promise<Reconcile
       );
       return;
     }
+    // The Argo workflow admission creates runs as the executor's ServiceAccount: make it first.
+    await ensureExecutor(ctx, namespace!);
     return admit(ctx, run, handled, now);
   }
 
