@@ -57,6 +57,8 @@ const CLUSTERS: ClusterStatistics[] = [
   },
 ];
 
+const DONE = 'aaaa1111-0000-4000-8000-000000000101';
+const RUNNING = 'aaab2222-0000-4000-8000-000000000102';
 const never = () => new Promise<ApiAnswer>(() => {});
 
 function open(role: Role, routes: ApiRoutes = {}) {
@@ -77,13 +79,13 @@ function open(role: Role, routes: ApiRoutes = {}) {
     }),
     'GET /schedule/s-1/run': () => ({
       result: [
-        run({ uuid: uuid(101), name: 'first-run', status: 'COMPLETED' }),
-        run({ uuid: uuid(102), name: 'second-run', status: 'RUNNING' }),
+        run({ uuid: DONE, name: 'nightly', status: 'COMPLETED' }),
+        run({ uuid: RUNNING, name: 'nightly', status: 'RUNNING' }),
       ],
     }),
-    [`GET /statistic/runs/${uuid(101)}`]: () => ({
+    [`GET /statistic/runs/${DONE}`]: () => ({
       result: {
-        run: uuid(101),
+        run: DONE,
         session: 's-1',
         session_name: 'nightly',
         group: uuid(1),
@@ -335,18 +337,18 @@ describe('the run comparison', () => {
     expect(field).toHaveValue('nightly~');
     expect(field).toHaveFocus();
     await waitFor(() => expect(calls.some((c) => c.key === 'GET /schedule/s-1/run')).toBe(true));
-    await user.type(field, 'f{Enter}');
-    expect(field).toHaveValue('nightly~first-run');
+    await user.type(field, 'aaaa{Enter}');
+    expect(field).toHaveValue('nightly~aaaa1111');
     const compared = await settledPanel('chart-comparison', 'ready');
-    expect(within(compared).getByRole('row', { name: /nightly~first-run/ }).textContent).toBe(
-      'nightly~first-run32.531',
+    expect(within(compared).getByRole('row', { name: /nightly~aaaa1111/ }).textContent).toBe(
+      'nightly~aaaa111132.531',
     );
     expect(compared.querySelector('svg.recharts-surface')).not.toBeNull();
   });
 
   it.each([
     ['an unknown session', 'zzz', 'No run found'],
-    ['a run that has not ended', 'nightly~second', 'No run found'],
+    ['a run that has not ended', 'nightly~aaab', 'No run found'],
   ])('says so for %s', async (_case, typed, message) => {
     open('user');
     await settledPanel('chart-comparison', 'noRuns');

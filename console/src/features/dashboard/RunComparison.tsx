@@ -21,7 +21,15 @@ import type { SessionItem } from '../sessions/types';
 import { CategoryBars, PALETTE } from './charts';
 import { ChartPanel, type ChartState } from './ChartPanel';
 import { useRunsStatistics } from './queries';
-import { completeRunQuery, minutes, parseRunQuery, SEPARATOR, toUnits, type RunStatistics } from './shape';
+import {
+  completeRunQuery,
+  minutes,
+  parseRunQuery,
+  runKey,
+  SEPARATOR,
+  toUnits,
+  type RunStatistics,
+} from './shape';
 
 const ENDED = new Set(['COMPLETED', 'ERROR', 'STOPPED']);
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -48,11 +56,13 @@ function RunRow({
   onRemove: () => void;
 }) {
   const { t } = useTranslation('dashboard');
+  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
   const query = parseRunQuery(text);
   const session = sessions.find((s) => same(s.name, query.session));
   const runs = useSessionRuns(session?.type ?? 'schedule', session?.uuid ?? '', Boolean(session));
   const ended = (runs.data ?? []).filter((run) => ENDED.has(run.status));
-  const runName = (run: (typeof ended)[number]) => run.name ?? run.uuid;
+  // A session's runs share its name: a run is named by its short id (the start of its uuid).
+  const runName = (run: (typeof ended)[number]) => runKey(run.uuid);
   const picked = query.run === null ? undefined : ended.find((run) => same(runName(run), query.run!));
   const pickedId = picked?.uuid ?? null;
   const pickedLabel = picked && session ? `${session.name}${SEPARATOR}${runName(picked)}` : '';
@@ -75,7 +85,10 @@ function RunRow({
       helper = t('comparison.noRun');
       problem = true;
     } else if (!picked) {
-      const names = query.run === null ? sessionMatches.map((s) => s.name) : runMatches.map(runName);
+      const names =
+        query.run === null
+          ? sessionMatches.map((s) => s.name)
+          : runMatches.map((run) => `${runName(run)} (${when.format(Date.parse(run.start))})`);
       helper = names.slice(0, 3).join(', ') + (names.length > 3 ? ', …' : '');
     }
   }

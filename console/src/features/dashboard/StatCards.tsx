@@ -18,9 +18,10 @@ export function StatCards({ cards, label }: { cards: readonly StatCard[]; label:
       sx={{
         display: 'grid',
         gap: 2,
+        // Three cards side by side down to 574 px; four as two rows of two there.
         gridTemplateColumns: {
-          xs: 'repeat(auto-fit, minmax(140px, 1fr))',
-          md: `repeat(${cards.length}, 1fr)`,
+          xs: `repeat(${cards.length % 3 === 0 ? 3 : 2}, minmax(0, 1fr))`,
+          md: `repeat(${cards.length}, minmax(0, 1fr))`,
         },
       }}
     >
@@ -33,16 +34,19 @@ export function StatCards({ cards, label }: { cards: readonly StatCard[]; label:
           variant="outlined"
           sx={{ p: 2, minWidth: 0 }}
         >
-          <Typography
-            variant="body2"
-            component="div"
-            sx={{ color: 'text.secondary' }}
-            noWrap
-            title={card.label}
-          >
+          <Typography variant="body2" component="div" sx={{ color: 'text.secondary' }} title={card.label}>
             {card.label}
           </Typography>
-          <Typography variant="h4" component="p" sx={{ fontWeight: 600, color: card.color }}>
+          <Typography
+            variant="h4"
+            component="p"
+            sx={{
+              fontWeight: 600,
+              color: card.color,
+              fontSize: { xs: '1.6rem', sm: '2.125rem' },
+              overflowWrap: 'anywhere',
+            }}
+          >
             {card.value === undefined ? <Skeleton width={48} /> : card.value === null ? '–' : card.value}
           </Typography>
           {card.detail ? (

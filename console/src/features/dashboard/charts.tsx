@@ -26,7 +26,7 @@ export const COLORS = {
   stopped: '#90a4ae',
   used: '#f4b860',
   red: '#ef5350',
-  free: '#3a3a40',
+  free: '#6b6b76',
   limit: '#ef9a9a',
 };
 /** Distinct line colours, one per series. */
@@ -117,7 +117,7 @@ export function SlicesPie({
           </text>
         ) : null}
         <Tooltip {...axis.tooltip} />
-        <Legend wrapperStyle={{ fontSize: 12 }} />
+        <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
       </PieChart>
     </Sized>
   );
@@ -180,7 +180,7 @@ export function CategoryBars({
         />
         <YAxis tick={axis.tick} stroke={axis.stroke} allowDecimals={false} width={48} />
         <Tooltip {...axis.tooltip} cursor={{ fill: 'rgba(255,255,255,0.06)' }} />
-        <Legend wrapperStyle={{ fontSize: 12 }} />
+        <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
         {series.map((s) => (
           <Bar
             key={s.key}
@@ -245,7 +245,7 @@ export function LimitLines({
           labelFormatter={(value) => full.format(Number(value))}
           formatter={(value) => `${String(value)} ${unit}`}
         />
-        <Legend wrapperStyle={{ fontSize: 12 }} />
+        <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
         {limit > 0 ? (
           <ReferenceLine
             y={limit}

@@ -12,6 +12,7 @@ import {
   minutes,
   outcomeSlices,
   parseRunQuery,
+  runKey,
   rangeBody,
   toUnits,
   usage,
@@ -174,6 +175,8 @@ describe("the 'session~run' picker", () => {
     ['nightly~', { session: 'nightly', run: '' }],
     ['nightly~r~1', { session: 'nightly', run: 'r~1' }],
   ])('reads %j', (typed, query) => expect(parseRunQuery(typed)).toEqual(query));
+  it('names a run by the first 8 characters of its uuid', () =>
+    expect(runKey('aaaa1111-0000-4000-8000-000000000101')).toBe('aaaa1111'));
 });
 
 describe('roles', () => {

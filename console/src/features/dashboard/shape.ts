@@ -173,6 +173,8 @@ export interface RunQuery {
   run: string | null;
 }
 export const SEPARATOR = '~';
+/** A run in the picker: its short id, the first 8 characters of its uuid (runs share their session's name). */
+export const runKey = (uuid: string) => uuid.slice(0, 8);
 
 export function parseRunQuery(text: string): RunQuery {
   const at = text.indexOf(SEPARATOR);
