@@ -62,6 +62,8 @@ interface Rights {
   editQuota: boolean | 'not shown';
   /** Choose organization when inviting. */
   chooseOrganization: boolean;
+  /** The Automatic Provisioner card (Organization Settings › Cluster Managers). */
+  provisionerCard: boolean;
   billing: { scope: RegExp; records: number };
 }
 const ORGANIZATION_SCOPE = /^The step executions of the current organization/;
@@ -79,6 +81,7 @@ const MATRIX: Rights[] = [
     manageOrganization: true,
     editQuota: 'not shown',
     chooseOrganization: true,
+    provisionerCard: false,
     billing: { scope: ORGANIZATION_SCOPE, records: 6 },
   },
   {
@@ -91,6 +94,7 @@ const MATRIX: Rights[] = [
     manageOrganization: true,
     editQuota: true,
     chooseOrganization: false,
+    provisionerCard: true,
     billing: { scope: ORGANIZATION_SCOPE, records: 6 },
   },
   {
@@ -103,6 +107,7 @@ const MATRIX: Rights[] = [
     manageOrganization: false,
     editQuota: true,
     chooseOrganization: false,
+    provisionerCard: false,
     billing: { scope: OWN_SCOPE, records: SEEDED.groupAdmin },
   },
   {
@@ -115,6 +120,7 @@ const MATRIX: Rights[] = [
     manageOrganization: false,
     editQuota: false,
     chooseOrganization: false,
+    provisionerCard: false,
     billing: { scope: OWN_SCOPE, records: SEEDED.member },
   },
 ];
@@ -342,7 +348,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
   );
 
   it.each(MATRIX.filter((r) => r.organizationSettings))(
-    '$role: Organization Settings sections, Create Group and the cluster token',
+    '$role: Organization Settings sections, Create Group, the cluster token and the Automatic Provisioner card',
     async (rights) => {
       const page = await signedIn(rights.who, 1400);
       await page.goto(`${platform.url}/settings/organization`);
@@ -364,6 +370,10 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
       const token = page.getByRole('button', { name: /^(Add new|Generate Token)$/ }).first();
       await token.waitFor();
       expect(await token.isEnabled()).toBe(rights.manageOrganization);
+      expect(
+        await page.getByRole('region', { name: 'Automatic Provisioner' }).count(),
+        'Automatic Provisioner card',
+      ).toBe(rights.provisionerCard ? 1 : 0);
       await page.close();
     },
   );
@@ -409,6 +419,35 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
     await expect.poll(() => records.getByRole('row').count()).toBe(rights.billing.records + 1);
     await page.getByText(new RegExp(`^${rights.billing.records} records? ·`)).waitFor();
     await page.close();
+  });
+
+  it("Edit Organization: the super admin enables the founder's automatic provisioner, whose card then takes limits", async () => {
+    const founder = await signedIn(FOUNDER, 1400);
+    await founder.goto(`${platform.url}/settings/organization?section=clusterManagers`);
+    const card = founder.getByRole('region', { name: 'Automatic Provisioner' });
+    await card.getByText('The super admin has not enabled the automatic provisioner').waitFor();
+    expect(await card.getByRole('switch', { name: 'Use the automatic provisioner' }).isDisabled()).toBe(true);
+
+    const root = await signedIn(ADMIN, 1400);
+    await root.goto(`${platform.url}/settings/admin?tab=organizations`);
+    await root.getByRole('button', { name: `Edit ${FOUNDER.organization}` }).click();
+    const dialog = root.getByRole('dialog', { name: 'Edit Organization' });
+    await dialog.getByRole('switch', { name: 'Enable the automatic provisioner' }).check();
+    await dialog.getByRole('spinbutton', { name: 'CPU limit (cores)' }).fill('2');
+    await dialog.getByRole('spinbutton', { name: 'Memory limit (GB)' }).fill('4');
+    await shot(root, 'super-edit-organization-1400');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await root.getByText(`Organization ${FOUNDER.organization} updated.`).waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    await root.close();
+
+    await founder.reload();
+    await card.getByRole('switch', { name: 'Use the automatic provisioner' }).waitFor();
+    await expect
+      .poll(() => card.getByRole('switch', { name: 'Use the automatic provisioner' }).isEnabled())
+      .toBe(true);
+    expect(await card.getByText('The super admin has not enabled').count()).toBe(0);
+    await founder.close();
   });
 
   it('billing page screenshots at 1400 px and 574 px, the CSV downloads, no horizontal overflow', async () => {
