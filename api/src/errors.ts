@@ -36,6 +36,9 @@ export const forbidden = (message = 'Forbidden', code = 'forbidden') =>
 export const notFound = (what = 'Resource') => new DomainError('not_found', 'not_found', `${what} not found`);
 export const conflict = (message: string) => new DomainError('conflict', 'conflict', message);
 export const unprocessable = (message: string, code = 'invalid') => new DomainError('invalid', code, message);
+/** A route of the current organization called with none (a super admin who has not chosen one). */
+export const noOrganization = () =>
+  unprocessable('organization: no current organization; choose one first', 'no_organization');
 export const tooMany = (message: string) => new DomainError('too_many', 'too_many_requests', message);
 /** A system the change depends on (Kubernetes) did not answer; retrying may work. */
 export const unavailable = (code: string, message: string, cause?: unknown) =>

@@ -206,3 +206,32 @@ describe('GET /billing/csv', () => {
     expect(res.text).toContain(',hourly,');
   });
 });
+
+describe('without a current organization (a super admin who has not chosen one)', () => {
+  const range = { groups: [], start_date: '2026-11-01T00:00:00Z', end_date: '2026-11-02T00:00:00Z' };
+  const call = async (method: 'get' | 'post', path: string) =>
+    h.request[method](`/api/v0${path}`)
+      .set('Authorization', `Bearer ${await h.tokenFor(w.superAdmin.id)}`)
+      .send(method === 'post' ? range : undefined);
+
+  it.each([
+    ['get', '/billing'],
+    ['get', '/billing/csv'],
+    ['get', '/statistic/options'],
+    ['post', '/statistic/runs'],
+    ['get', '/statistic/spike/free'],
+    ['get', '/statistic/runs/00000000-0000-4000-8000-000000000000'],
+  ] as const)('%s %s answers 422 naming the missing organization', async (method, path) => {
+    const res = await call(method, path);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'no_organization' });
+    expect(res.body.error.message).toMatch(/^organization: no current organization/);
+  });
+
+  it.each([
+    ['get', '/statistic/spike'],
+    ['post', '/statistic/clusters'],
+  ] as const)("%s %s answers every cluster manager's usage", async (method, path) => {
+    expect((await call(method, path)).status).toBe(200);
+  });
+});

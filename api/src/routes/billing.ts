@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noOrganization } from '../errors.js';
 import { HANDLED, route, type RouteDefinition } from '../http/route.js';
 import { zInt } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
@@ -47,7 +48,10 @@ export function billingRoutes(services: Services): RouteDefinition[] {
     caller: { userId: string },
     organizationId: string | null,
     role: Parameters<typeof billing.page>[0]['role'],
-  ) => ({ userId: caller.userId, organizationId: organizationId ?? '', role });
+  ) => {
+    if (!organizationId) throw noOrganization();
+    return { userId: caller.userId, organizationId, role };
+  };
   return [
     route({
       method: 'get',

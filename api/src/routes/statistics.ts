@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { noOrganization } from '../errors.js';
 import { route, type RouteDefinition } from '../http/route.js';
 import { zUuid } from '../http/schemas.js';
 import type { Services } from '../services/index.js';
@@ -91,15 +92,17 @@ const zRunParams = z.object({ run: zUuid }).strict();
 
 export function statisticsRoutes(services: Services): RouteDefinition[] {
   const { statistics } = services;
+  // The super admin reads every cluster manager's usage (spike, clusters) without choosing an
+  // organization; everything else is of the current organization.
   const scopeOf = (
     caller: { userId: string },
     organizationId: string | null,
     role: Parameters<typeof statistics.options>[0]['role'],
-  ) => ({
-    userId: caller.userId,
-    organizationId: organizationId ?? '',
-    role,
-  });
+    platformWide = false,
+  ) => {
+    if (!organizationId && !(platformWide && role === 'admin')) throw noOrganization();
+    return { userId: caller.userId, organizationId: organizationId ?? '', role };
+  };
   return [
     route({
       method: 'get',
@@ -141,7 +144,7 @@ export function statisticsRoutes(services: Services): RouteDefinition[] {
       body: zRange,
       result: z.array(zClusterStatistics),
       async handler({ caller, organizationId, role, body }) {
-        const scope = scopeOf(caller!, organizationId, role);
+        const scope = scopeOf(caller!, organizationId, role, true);
         await statistics.checkGroups(scope, body.groups);
         return statistics.clusters(scope, { start: new Date(body.start_date), end: new Date(body.end_date) });
       },
@@ -154,7 +157,7 @@ export function statisticsRoutes(services: Services): RouteDefinition[] {
         'Peak, current and capacity of the cluster managers the organization may use over the last 24 hours.',
       result: zSpike,
       async handler({ caller, organizationId, role }) {
-        return statistics.spike(scopeOf(caller!, organizationId, role));
+        return statistics.spike(scopeOf(caller!, organizationId, role, true));
       },
     }),
     route({
