@@ -30,7 +30,16 @@ const EXPECTED_5XX: Record<string, string> = {
   registry_unreachable: 'a registry named in an image name cannot be reached from here',
 };
 
-const ROLES = ['admin', 'organization_admin', 'group_admin', 'user', 'nobody', 'forged'] as const;
+// 'admin_unscoped': the super admin before choosing an organization (a token with none).
+const ROLES = [
+  'admin',
+  'admin_unscoped',
+  'organization_admin',
+  'group_admin',
+  'user',
+  'nobody',
+  'forged',
+] as const;
 type Role = (typeof ROLES)[number];
 
 type Body =
@@ -210,6 +219,8 @@ async function authOf(role: Role): Promise<string | null> {
       return 'Bearer eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJhZG1pbiIsImV4cCI6OTk5OTk5OTk5OX0.';
     case 'admin':
       return t.auth(w.superAdmin, w.a);
+    case 'admin_unscoped':
+      return t.auth(w.superAdmin);
     case 'organization_admin':
       return t.auth(w.a.orgAdmin, w.a);
     case 'group_admin':
