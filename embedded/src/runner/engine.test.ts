@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { cpuMillis, memoryMiB } from '@sandflow/kube';
 import { durationMs, fnv32a, nodeId } from './argo.js';
 import { dependsTasks, evalDepends, evalWhen } from './expr.js';
-import { remapShared } from './runtime.js';
+import { operate } from './engine.js';
+import { remapShared, type Runtime, type StepHandle } from './runtime.js';
 import { splitNative } from './split.js';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -105,6 +106,88 @@ describe('native split helper', () => {
     });
     expect(JSON.parse(files)).toEqual(['part-000000', 'part-000001']);
     expect(fs.readdirSync(path.join(dir, 'p3/part-000000')).sort()).toEqual(['x', 'y']);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('a runner killed between starting a step and recording it', () => {
+  /** A runtime whose steps keep running (no result) unless `done`; it remembers what it started. */
+  function runtime(runDir: string, done = false): Runtime & { started: string[] } {
+    const handles = new Map<string, StepHandle>();
+    const started: string[] = [];
+    const now = new Date().toISOString();
+    return {
+      name: 'held',
+      capacity: { cpu: 1e6, memory: 1e6 },
+      started,
+      runDir: () => runDir,
+      sharedDir: () => path.join(runDir, 'shared'),
+      logKey: (ns, wf, pod) => `${ns}/${wf}/${pod}`,
+      start(step) {
+        started.push(step.pod);
+        const h: StepHandle = {
+          pod: step.pod,
+          key: step.pod,
+          startedAt: now,
+          ...(done ? { result: { phase: 'Succeeded' as const, startedAt: now, finishedAt: now } } : {}),
+          kill: () => undefined,
+        };
+        handles.set(step.pod, h);
+        return { started: h };
+      },
+      get: (pod) => handles.get(pod),
+      forget: (pod) => void handles.delete(pod),
+      reapOrphan: () => undefined,
+      killWorkflow: () => undefined,
+      removeWorkflow: () => undefined,
+      used: () => ({ cpu: 0, memory: 0 }),
+      close: async () => undefined,
+    };
+  }
+  const workflow = (): Parameters<typeof operate>[0] => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name: 'wf', namespace: 'ns' },
+    spec: {
+      entrypoint: 'main',
+      templates: [
+        { name: 'main', dag: { tasks: [{ name: 'a', template: 'a' }] } },
+        { name: 'a', container: { name: 'main', image: 'alpine', command: ['sh', '-c', 'true'] } },
+      ],
+    },
+  });
+
+  it.each([
+    ['before the status that created the node was written', false],
+    ['with the node written Pending', true],
+  ])('%s: the step is failed, never started again', (_case, pendingWritten) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'launch-mark-'));
+    const wf = workflow();
+    const first = runtime(dir);
+    const status = operate(wf, { runtime: first, onExit: () => undefined }).status;
+    expect(first.started).toHaveLength(1);
+    // kill -9 now: the status above (node Running) is lost; at best a Pending node was written.
+    if (pendingWritten) {
+      const node = status.nodes![first.started[0]!]!;
+      wf.status = { ...status, nodes: { [node.id]: { ...node, phase: 'Pending' } } };
+    }
+    const second = runtime(dir);
+    const after = operate(wf, { runtime: second, onExit: () => undefined }).status;
+    expect(second.started).toEqual([]);
+    expect(after.nodes![first.started[0]!]).toMatchObject({
+      phase: 'Error',
+      message: 'pod deleted: the runner stopped after starting this step',
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a step that ended leaves no mark: the node recreated by a retry starts', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'launch-mark-'));
+    const done = runtime(dir, true);
+    expect(operate(workflow(), { runtime: done, onExit: () => undefined }).status.phase).toBe('Succeeded');
+    const again = runtime(dir, true);
+    expect(operate(workflow(), { runtime: again, onExit: () => undefined }).status.phase).toBe('Succeeded');
+    expect(again.started).toEqual(done.started);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -189,6 +189,35 @@ class Operation {
     return n;
   }
 
+  /**
+   * A step's launch is marked on disk before its process starts, and the node is recorded Running
+   * only after. A runner killed in between (kill -9) finds the node Pending, or not at all when the
+   * status that created it was never written, with the mark at its next start: the step may have
+   * run, so it is failed like a pod lost while Running, never started twice. The mark goes when the
+   * node's outcome is known, so a node `argo retry` removes and recreates under the same id starts.
+   */
+  private launchMark(id: string) {
+    return path.join(this.ctx.runtime.runDir(this.namespace, this.name), id, 'launched');
+  }
+
+  private markLaunch(id: string) {
+    const mark = this.launchMark(id);
+    try {
+      fs.mkdirSync(path.dirname(mark), { recursive: true });
+      fs.writeFileSync(mark, '');
+    } catch {
+      /* no folder (a runtime without one, a full disk): the start itself reports it */
+    }
+  }
+
+  private unmarkLaunch(id: string) {
+    try {
+      fs.rmSync(this.launchMark(id), { force: true });
+    } catch {
+      /* nothing to remove */
+    }
+  }
+
   private finish(n: NodeStatus, phase: NodePhase, message?: string) {
     n.phase = phase;
     n.finishedAt ??= this.nowIso;
@@ -510,9 +539,17 @@ class Operation {
     const rt = this.ctx.runtime;
     let h = rt.get(n.id);
     if (n.phase === 'Pending' && !h) {
+      if (fs.existsSync(this.launchMark(n.id))) {
+        rt.reapOrphan(this.namespace, this.name, n.id);
+        this.unmarkLaunch(n.id);
+        this.finish(n, 'Error', 'pod deleted: the runner stopped after starting this step');
+        return;
+      }
       const spec = this.stepSpec(n, t);
+      this.markLaunch(n.id);
       const outcome = rt.start(spec, this.ctx.onExit);
       if ('pending' in outcome) {
+        this.unmarkLaunch(n.id);
         n.message = outcome.pending;
         this.result.waitingForResources = true;
         return;
@@ -528,6 +565,7 @@ class Operation {
     if (n.phase === 'Running') {
       if (!h) {
         rt.reapOrphan(this.namespace, this.name, n.id);
+        this.unmarkLaunch(n.id);
         this.finish(n, 'Error', 'pod deleted');
         return;
       }
@@ -540,6 +578,7 @@ class Operation {
 
   private applyResult(n: NodeStatus, h: StepHandle) {
     const r = h.result!;
+    this.unmarkLaunch(n.id);
     n.phase = r.phase;
     n.startedAt = isoSeconds(new Date(r.startedAt));
     n.finishedAt = isoSeconds(new Date(r.finishedAt));
