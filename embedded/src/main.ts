@@ -170,6 +170,7 @@ async function main(): Promise<void> {
     kc,
     logger: log,
     lostAfterMs: lostAfterMs(),
+    registry: operator.metrics.registry, // the hub's metrics on the process's one /metrics
     verify: (token, from) => servicesFor(apiDeps).clusterTokens.verifyAgentToken(token, from),
   });
   await agents.start();
