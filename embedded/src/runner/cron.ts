@@ -20,6 +20,19 @@ import {
 } from '@sandflow/kube';
 import { isFinal, type ArgoWorkflow, type CronWorkflow } from './argo.js';
 
+/** The latest scheduled time of any of the schedules after `after` and not after `now`. */
+function latestDue(crons: Cron[], after: Date, now: Date): Date | undefined {
+  let latest: Date | undefined;
+  for (const c of crons) {
+    let t = c.nextRun(after);
+    while (t && t <= now) {
+      if (!latest || t > latest) latest = t;
+      t = c.nextRun(t);
+    }
+  }
+  return latest;
+}
+
 interface Entry {
   timer?: NodeJS.Timeout;
   generation?: number;
@@ -80,17 +93,13 @@ export class CronController {
     const last = cwf.status?.lastScheduledTime ? new Date(cwf.status.lastScheduledTime) : undefined;
     const deadline = cwf.spec.startingDeadlineSeconds;
     if (fireAt) {
-      await this.fire(cwf, fireAt, now);
+      // The timer woke for `fireAt`; when the wall clock jumped forward (or the timer was late) past
+      // later ticks as well, the schedule runs once, for the latest tick due, as Argo's cron does:
+      // not once per missed tick (a catch-up after the stale tick would make a second run).
+      await this.fire(cwf, latestDue(crons, fireAt, now) ?? fireAt, now);
     } else if (last && deadline !== undefined) {
       // Missed while we were down: the latest scheduled time after the last run, if recent enough.
-      let missed: Date | undefined;
-      for (const c of crons) {
-        let t = c.nextRun(last);
-        while (t && t <= now) {
-          if (!missed || t > missed) missed = t;
-          t = c.nextRun(t);
-        }
-      }
+      const missed = latestDue(crons, last, now);
       if (missed && now.getTime() - missed.getTime() <= deadline * 1000) await this.fire(cwf, missed, now);
     }
     const next = crons

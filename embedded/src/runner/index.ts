@@ -38,6 +38,7 @@ export {
   type MountPolicyFor,
 } from './mount-policy.js';
 export { splitNative } from './split.js';
+export { CronController } from './cron.js';
 export { argoServerHandler, startArgoServer, MAX_TAIL_LINES, type ArgoServerHandle } from './argo-server.js';
 export { evalDepends, evalWhen, dependsTasks } from './expr.js';
 
