@@ -76,6 +76,18 @@ export default defineConfig({
         },
       },
       {
+        // Issue 19 §3 faults: kill -9 of the platform process, kube-lite and PostgreSQL restarted, a
+        // full data folder, a clock jump (tests/faults); each file starts processes of its own.
+        test: {
+          name: 'faults',
+          include: ['tests/faults/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
         // Cluster-mode artifacts: charts/sandflow through helm (built by hack/envtest/build.sh, cached
         // in .cache/envtest/bin), config/ through kubectl kustomize, hack/image against a local registry.
         test: {
