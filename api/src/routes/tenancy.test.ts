@@ -332,6 +332,13 @@ describe('members and quotas', () => {
       .set('Authorization', `Bearer ${res.body.result.access_token}`);
     expect(me.body.result).toMatchObject({ current_organization: w.b.org.id, role: 'organization_admin' });
   });
+
+  it("names the super admin's current organization in /me even when they are not a member of it", async () => {
+    const me = await h.request.get('/api/v0/me').set('Authorization', await as(w.superAdmin.id, w.b.org.id));
+    expect(me.status).toBe(200);
+    expect(me.body.result.current_organization).toBe(w.b.org.id);
+    expect(me.body.result.organizations).toContainEqual({ id: w.b.org.id, name: 'Beta', role: 'admin' });
+  });
 });
 
 describe('tenant isolation', () => {

@@ -204,6 +204,18 @@ export function createAccountService(deps: Deps) {
       )) as Row;
       const json = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T;
       const groups = json<Row[]>(user.groups);
+      const choices = json<Row[]>(user.organizations).map((o) => ({
+        id: o.id as string,
+        name: o.name as string,
+        role: caller.isSuperAdmin ? 'admin' : o.role,
+      }));
+      // The super admin may work in an organization they are not a member of: it is still theirs to
+      // see by name in the switcher (else the top bar says 'No organization' while the API uses it).
+      const current = caller.currentOrganizationId;
+      if (caller.isSuperAdmin && current && !choices.some((o) => o.id === current)) {
+        const row = await db('organizations').where({ id: current }).first('id', 'name');
+        if (row) choices.push({ id: row.id, name: row.name, role: 'admin' });
+      }
       return {
         id: user.id,
         username: user.email,
@@ -213,11 +225,7 @@ export function createAccountService(deps: Deps) {
         role: currentRole(caller),
         uid: user.uid ?? 1000,
         groups: groups.map((g) => ({ id: g.id, name: g.name })),
-        organizations: json<Row[]>(user.organizations).map((o) => ({
-          id: o.id,
-          name: o.name,
-          role: caller.isSuperAdmin ? 'admin' : o.role,
-        })),
+        organizations: choices,
         current_organization: caller.currentOrganizationId,
         preferences: { mail_notification: user.mail_notification },
         quota: groups.map((g) => ({
