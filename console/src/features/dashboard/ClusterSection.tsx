@@ -39,8 +39,10 @@ export function ClusterSection({
   const noCapacity = spike ? RESOURCES.every((r) => spike[`max_${r}`] === 0) : false;
   const pieState: ChartState = spikeState === 'ready' && noCapacity ? 'noData' : spikeState;
   const series = (clusters ?? []).map((cluster) => ({ key: cluster.id, label: cluster.name }));
-  const noSamples = (clusters ?? []).every((cluster) => RESOURCES.every((r) => cluster[r].length === 0));
-  const linesState: ChartState = clustersState === 'ready' && noSamples ? 'noData' : clustersState;
+  const linesState = (resource: Resource): ChartState =>
+    clustersState === 'ready' && (clusters ?? []).every((cluster) => cluster[resource].length === 0)
+      ? 'noData'
+      : clustersState;
   return (
     <Box component="section" aria-labelledby="dashboard-clusters" sx={{ display: 'grid', gap: 2 }}>
       <Typography id="dashboard-clusters" variant="h6" component="h2">
@@ -105,7 +107,7 @@ export function ClusterSection({
           <ChartPanel
             key={resource}
             title={t('clusters.over', { resource: t(`resources.${resource}`) })}
-            state={linesState}
+            state={linesState(resource)}
             testId={`chart-lines-${resource}`}
           >
             <LimitLines

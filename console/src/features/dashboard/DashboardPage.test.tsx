@@ -173,6 +173,29 @@ describe('the Session Runs charts', () => {
     expect(screen.getByTestId('card-ended').querySelector('p')?.textContent).toBe('20');
   });
 
+  it("draws the groups' allocation over time with their summed quota as the limit", async () => {
+    const points = [
+      { x: '2026-11-01T00:00:00.000Z', y: 1500 },
+      { x: '2026-11-02T00:00:00.000Z', y: 2500 },
+    ];
+    open('user', {
+      'POST /statistic/runs': () => ({
+        result: [
+          groupStats({ cpu: points }),
+          groupStats({ id: uuid(2), name: 'group 2', cpu: points.slice(1) }),
+        ],
+      }),
+    });
+    const lines = await settledPanel('chart-groups-cpu', 'ready');
+    expect(within(lines).getByRole('heading', { name: 'CPU allocated by group' })).toBeVisible();
+    await waitFor(() => expect(lines.querySelectorAll('.recharts-line').length).toBe(2));
+    expect(lines.querySelector('.recharts-reference-line')).not.toBeNull();
+    expect(within(lines).getByText('Limit 8 cores')).toBeInTheDocument();
+    // No memory or disk samples: those charts say there is nothing to show (no empty box).
+    const memory = await settledPanel('chart-groups-memory', 'noData');
+    expect(within(memory).getByText('Try running a session')).toBeVisible();
+  });
+
   it.each<[string, string, () => ApiAnswer | Promise<ApiAnswer>, string[]]>([
     ['loading', 'loading', never, ['Loading…']],
     [

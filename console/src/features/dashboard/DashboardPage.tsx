@@ -66,6 +66,7 @@ export default function DashboardPage() {
         { key: 'scheduled', label: t('cards.scheduledRuns'), value: now(c?.scheduled) },
       ];
 
+  const hourly = Date.parse(range.end) - Date.parse(range.start) <= HOURLY_UP_TO_MS;
   const reset = () => {
     setPicked(null);
     setRange(defaultRange(new Date()));
@@ -87,14 +88,14 @@ export default function DashboardPage() {
         onReset={reset}
       />
       <StatCards cards={cards} label={t('title')} />
-      <SessionRunsSection statistics={runs.data} state={runsState} />
+      <SessionRunsSection statistics={runs.data} state={runsState} hourly={hourly} />
       {admin ? (
         <ClusterSection
           spike={spike.data}
           spikeState={stateOf(spike)}
           clusters={clusters.data}
           clustersState={filtered(clusters)}
-          hourly={Date.parse(range.end) - Date.parse(range.start) <= HOURLY_UP_TO_MS}
+          hourly={hourly}
         />
       ) : (
         <>

@@ -1,23 +1,42 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { CategoryBars, COLORS, SlicesPie } from './charts';
+import { CategoryBars, COLORS, LimitLines, SlicesPie } from './charts';
 import { ChartPanel, type ChartState } from './ChartPanel';
-import { counters, endedRuns, groupBars, outcomeSlices, type GroupStatistics } from './shape';
+import {
+  counters,
+  endedRuns,
+  groupBars,
+  limitOf,
+  mergeSeries,
+  outcomeSlices,
+  RESOURCES,
+  type GroupStatistics,
+  type Resource,
+} from './shape';
 import { StatCards } from './StatCards';
 
-/** Section Session Runs: counters, success versus fail, group runs (spec 3 §2.1). */
+/**
+ * Section Session Runs: counters, success versus fail, group runs (spec 3 §2.1), and what the
+ * groups' runs were allocated over time with their summed quota as the limit (spec 2 "Statistics").
+ */
 export function SessionRunsSection({
   statistics,
   state,
+  hourly,
 }: {
   statistics: readonly GroupStatistics[] | undefined;
   /** The query's state; 'ready' turns 'noData' here without an ended run. */
   state: ChartState;
+  /** Points per hour (ranges up to 3 days) rather than per day. */
+  hourly: boolean;
 }) {
   const { t } = useTranslation('dashboard');
   const c = statistics ? counters(statistics) : undefined;
   const charts: ChartState = state === 'ready' && c && endedRuns(c) === 0 ? 'noData' : state;
   const pie: ChartState = charts === 'ready' && c && outcomeSlices(c).length === 0 ? 'noData' : charts;
+  const groups = statistics ?? [];
+  const lines = (resource: Resource): ChartState =>
+    state === 'ready' && groups.every((g) => g[resource].length === 0) ? 'noData' : state;
   const value = (n: number | undefined) => (state === 'ready' ? n : state === 'loading' ? undefined : null);
   return (
     <Box component="section" aria-labelledby="dashboard-session-runs" sx={{ display: 'grid', gap: 2 }}>
@@ -67,6 +86,34 @@ export function SessionRunsSection({
             }))}
           />
         </ChartPanel>
+      </Box>
+      <Box
+        sx={{
+          display: 'grid',
+          gap: 2,
+          gridTemplateColumns: { xs: 'minmax(0, 1fr)', lg: 'repeat(3, minmax(0, 1fr))' },
+        }}
+      >
+        {RESOURCES.map((resource) => (
+          <ChartPanel
+            key={resource}
+            title={t('sessionRuns.allocation', { resource: t(`resources.${resource}`) })}
+            state={lines(resource)}
+            testId={`chart-groups-${resource}`}
+          >
+            <LimitLines
+              rows={mergeSeries(groups, resource)}
+              series={groups.map((g) => ({ key: g.id, label: g.name }))}
+              limit={limitOf(
+                resource,
+                groups.map((g) => g.limit),
+              )}
+              limitLabel={t('clusters.limit')}
+              unit={t(`units.${resource}`)}
+              hourly={hourly}
+            />
+          </ChartPanel>
+        ))}
       </Box>
     </Box>
   );
