@@ -16,7 +16,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Answer<T = unknown> {
   status: number;
-  body: { result: T; status: number; error?: string } | undefined;
+  body: { result: T; status: number; error?: { code: string; message?: string } } | undefined;
   text: string;
 }
 
@@ -167,7 +167,7 @@ export function workflowBody(w: Pick<World, 'me' | 'steps' | 'ids'>, k: number) 
 export async function makeWorld(
   s: Started,
   dataDir: string,
-  opts: { name: string; stepSeconds: number },
+  opts: { name: string; stepSeconds: number; kubeconfig?: string },
 ): Promise<World> {
   const c = s.client;
   await c.signIn();
@@ -208,7 +208,7 @@ spec:
   const file = path.join(os.tmpdir(), `${path.basename(dataDir)}-sandboxes.yaml`);
   fs.writeFileSync(file, yaml);
   await sh('kubectl', ['apply', '-f', file], {
-    env: { ...process.env, KUBECONFIG: path.join(dataDir, 'kubeconfig') },
+    env: { ...process.env, KUBECONFIG: opts.kubeconfig ?? path.join(dataDir, 'kubeconfig') },
     timeout: 60_000,
   });
   fs.rmSync(file);
