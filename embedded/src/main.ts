@@ -155,6 +155,8 @@ async function main(): Promise<void> {
     mailer: createMailer({ db, smtpUrl: apiConfig.smtpUrl, from: apiConfig.mailFrom }),
     images: { layout },
     ...(argo ? { argo } : {}),
+    // The local runner pulls with the default registry of Super Settings through this Secret.
+    ...(runner ? { platformRegistrySecret: config.registrySecret } : {}),
   };
   const builder = runtime?.bwrap
     ? createBuilder({

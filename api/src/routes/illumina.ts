@@ -48,7 +48,7 @@ const configurationResult = z.strictObject({
 });
 
 export function illuminaRoutes(services: Services): RouteDefinition[] {
-  const { preferences, events, config, organizations } = services;
+  const { preferences, events, config, organizations, platformRegistry } = services;
   return [
     route({
       method: 'get',
@@ -126,6 +126,7 @@ export function illuminaRoutes(services: Services): RouteDefinition[] {
           body.disable_provisioning !== current.disable_provisioning
         )
           await organizations.syncProvisioning();
+        if (body.registry) await platformRegistry.sync();
         await events.record(caller!, {
           kind: 'organizations',
           action: 'update',

@@ -66,6 +66,34 @@ export function dockerConfigJson(registry: StoredRegistry): string {
   });
 }
 
+/** Writes the dockerconfigjson Secret of one account, or removes it when there is no account. */
+async function syncDockerConfigSecret(
+  core: CoreV1Api,
+  target: { namespace: string; name: string; labels?: Record<string, string> },
+  registry: StoredRegistry,
+) {
+  const { namespace, name } = target;
+  if (!registry.use_custom || !registry.url || !registry.username || !registry.password) {
+    try {
+      await core.deleteNamespacedSecret({ namespace, name });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    return;
+  }
+  const body: V1Secret = {
+    metadata: { name, namespace, ...(target.labels ? { labels: target.labels } : {}) },
+    type: 'kubernetes.io/dockerconfigjson',
+    stringData: { '.dockerconfigjson': dockerConfigJson(registry) },
+  };
+  try {
+    await core.createNamespacedSecret({ namespace, body });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    await core.replaceNamespacedSecret({ namespace, name, body });
+  }
+}
+
 /**
  * Writes (or removes) the organization's `kubernetes.io/dockerconfigjson` Secret, which the runtime
  * and the builder read in the organization namespace. No Kubernetes API (unit tests): nothing to do.
@@ -74,24 +102,35 @@ export function registrySecrets(kubeConfig: KubeConfig | null) {
   const core = kubeConfig?.makeApiClient(CoreV1Api) ?? null;
   return async function sync(namespace: string, organizationId: string, registry: StoredRegistry) {
     if (!core) return;
-    if (!registry.use_custom || !registry.username || !registry.password) {
-      try {
-        await core.deleteNamespacedSecret({ namespace, name: REGISTRY_SECRET });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-      return;
-    }
-    const body: V1Secret = {
-      metadata: { name: REGISTRY_SECRET, namespace, labels: { [LABELS.organization]: organizationId } },
-      type: 'kubernetes.io/dockerconfigjson',
-      stringData: { '.dockerconfigjson': dockerConfigJson(registry) },
-    };
+    await syncDockerConfigSecret(
+      core,
+      { namespace, name: REGISTRY_SECRET, labels: { [LABELS.organization]: organizationId } },
+      registry,
+    );
+  };
+}
+
+/**
+ * The platform default registry (Super Settings → Miscellaneous) as the dockerconfigjson Secret the
+ * embedded runner pulls with (`SANDFLOW_REGISTRY_SECRET`, embedded/src/runner/registry-credentials.ts).
+ * Its URL may be a bare host (`registry.example.org:5000`): https is assumed for the Secret's key.
+ */
+export function platformRegistrySecret(kubeConfig: KubeConfig, target: { namespace: string; name: string }) {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  return async function sync(registry: { url: string; username: string; password: string }) {
+    const url = registry.url.trim();
+    const withScheme = /^https?:\/\//.test(url) ? url : `https://${url}`;
+    let usable = url !== '';
     try {
-      await core.createNamespacedSecret({ namespace, body });
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      await core.replaceNamespacedSecret({ namespace, name: REGISTRY_SECRET, body });
+      new URL(withScheme);
+    } catch {
+      usable = false;
     }
+    await syncDockerConfigSecret(core, target, {
+      use_custom: usable,
+      url: withScheme,
+      username: registry.username,
+      password: registry.password,
+    });
   };
 }

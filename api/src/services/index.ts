@@ -19,6 +19,7 @@ import { createMemberService } from './members.js';
 import { createNotificationService, type RealtimePublisher } from './notifications.js';
 import { createOrganizationService } from './organizations.js';
 import { createOutboxService } from './outbox.js';
+import { platformRegistrySecret } from './clusters-registry.js';
 import { createPreferenceService } from './preferences.js';
 import { createProfileService } from './profile.js';
 import { createResources } from '../resources/index.js';
@@ -63,6 +64,11 @@ export interface ApiDeps {
   argo?: ArgoServer;
   /** Agents' argo-servers, reached over their sockets (agents/hub.ts): for runs placed on an agent. */
   agentArgo?: (clusterManager: string) => ArgoServer | undefined;
+  /**
+   * Where the platform default registry's dockerconfigjson Secret goes (embedded mode: the Secret
+   * the local runner pulls with). Absent: not written (cluster mode: the chart writes its own).
+   */
+  platformRegistrySecret?: { namespace: string; name: string };
 }
 
 export interface ScopeTarget {
@@ -140,6 +146,20 @@ function buildServices(deps: ApiDeps) {
     organizations
       .syncProvisioning()
       .catch((error: unknown) => logger.warn({ err: error }, 'organization settings sync at start failed'));
+  // The platform default registry (Super Settings → Miscellaneous) as the runner's pull Secret:
+  // written when it is saved, and once at start for what was saved before.
+  const writeRegistrySecret =
+    deps.platformRegistrySecret && deps.kube && !('syncGroup' in deps.kube)
+      ? platformRegistrySecret(deps.kube, deps.platformRegistrySecret)
+      : null;
+  const platformRegistry = {
+    async sync() {
+      if (writeRegistrySecret) await writeRegistrySecret((await preferences.all()).registry);
+    },
+  };
+  platformRegistry
+    .sync()
+    .catch((error: unknown) => logger.warn({ err: error }, 'default registry Secret sync at start failed'));
   // Cluster managers (ClusterManager resources) and the organization registry Secrets.
   const clusters = createClusterService({
     db,
@@ -243,6 +263,7 @@ function buildServices(deps: ApiDeps) {
     events,
     notifications,
     preferences,
+    platformRegistry,
     profile,
     outbox,
     organizations,

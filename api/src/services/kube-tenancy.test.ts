@@ -336,3 +336,80 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
     }
   });
 });
+
+describe.skipIf(!existsSync(KUBE_LITE))('the platform default registry as the runner pull Secret', () => {
+  let db: Knex;
+  let kubeLite: { url: string; token: string; caCert: string; close(): Promise<void> };
+  let api: Harness;
+  let core: CoreV1Api;
+  const target = { namespace: 'default', name: 'sandflow-default-registry' };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const { startKubeLite } = (await import(KUBE_LITE)) as StartKubeLiteModule;
+    kubeLite = await startKubeLite({ db, port: 0, host: '127.0.0.1' });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        { name: 'kube-lite', server: kubeLite.url, caData: Buffer.from(kubeLite.caCert).toString('base64') },
+      ],
+      users: [{ name: 'sandflow', token: kubeLite.token }],
+      contexts: [{ name: 'kube-lite', cluster: 'kube-lite', user: 'sandflow' }],
+      currentContext: 'kube-lite',
+    });
+    core = kc.makeApiClient(CoreV1Api);
+    api = await createHarness({ kube: kc });
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await kubeLite?.close();
+    if (db) await destroyTestDatabase(db);
+  });
+
+  const secret = async () => {
+    try {
+      const s = await core.readNamespacedSecret(target);
+      return JSON.parse(Buffer.from(s.data!['.dockerconfigjson']!, 'base64').toString()) as {
+        auths: Record<string, { username: string; password: string }>;
+      };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+
+  it('is written when saved (a bare host is taken as https), at start for what was saved before, and removed when cleared', async () => {
+    const deps = { ...api.deps, platformRegistrySecret: target };
+    const services = servicesFor(deps);
+    try {
+      await services.preferences.set({
+        registry: { url: 'registry.example.org:5000', username: 'robot', password: 's3cret' },
+      });
+      await services.platformRegistry.sync();
+      expect((await secret())?.auths['registry.example.org:5000']).toMatchObject({
+        username: 'robot',
+        password: 's3cret',
+      });
+
+      await core.deleteNamespacedSecret(target);
+      const restartedDeps = { ...api.deps, platformRegistrySecret: target };
+      servicesFor(restartedDeps); // a freshly started API process on the same database
+      try {
+        let found = await secret();
+        for (let i = 0; i < 50 && !found; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          found = await secret();
+        }
+        expect(found?.auths['registry.example.org:5000']?.username).toBe('robot');
+      } finally {
+        await closeServices(restartedDeps);
+      }
+
+      await services.preferences.set({ registry: { url: '', username: '', password: '' } });
+      await services.platformRegistry.sync();
+      expect(await secret()).toBeUndefined();
+    } finally {
+      await closeServices(deps);
+    }
+  });
+});
