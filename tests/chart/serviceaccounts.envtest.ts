@@ -55,11 +55,9 @@ const SANDBOXES = [
   '6f1c2a0e-1b7d-4c55-9a3e-0d8b7f2c1a02',
   '6f1c2a0e-1b7d-4c55-9a3e-0d8b7f2c1a03',
 ];
-// Argo's own full CRDs (../shared/argo/crds: all four kinds) where that folder is, else the two the
-// repository vendors (hack/envtest installed those already).
-const ARGO_CRDS = [path.resolve(root, '../shared/argo/crds'), path.join(root, 'embedded/argo-crds')].find(
-  (d) => fs.existsSync(d),
-)!;
+// Argo's own full CRDs, as a cluster with Argo has them: the two the repository vendors for
+// kube-lite, and WorkflowTaskResult (argo-crds/README.md), which the executor's account writes.
+const ARGO_CRDS = [path.join(root, 'embedded/argo-crds'), path.join(root, 'tests/chart/argo-crds')];
 
 if (!external)
   console.warn(
@@ -170,7 +168,7 @@ describe.skipIf(!external || !helm)(
       );
 
       // Our CRDs as the chart ships them, and Argo's full ones, as a cluster with Argo has them.
-      for (const crds of [path.join(root, 'charts/sandflow/crds'), ARGO_CRDS]) {
+      for (const crds of [path.join(root, 'charts/sandflow/crds'), ...ARGO_CRDS]) {
         const names = mustKubectl([
           'apply',
           '--server-side',
