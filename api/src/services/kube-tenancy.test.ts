@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { isNotFound } from '@sandflow/kube';
+import { ANNOTATIONS, isNotFound } from '@sandflow/kube';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -265,7 +265,16 @@ describe.skipIf(!existsSync(KUBE_LITE))('kube tenancy against kube-lite', () => 
       (await core.readNamespace({ name: 'sf-umbrella' })).metadata?.annotations ?? {};
     expect(await annotations()).toEqual({
       [MOUNT_POINTS_ANNOTATION]: JSON.stringify({ base: '/mnt', points: [] }),
+      [ANNOTATIONS.schedulerAlgorithm]: 'round_robin',
     });
+
+    // The scheduler radio of Organization Settings › Cluster Managers reaches the operator's admission.
+    const algorithm = await api.request
+      .put(`/api/v0/organizations/${id}/algorithm`)
+      .set('Authorization', auth)
+      .send({ algorithm: 'fill_one' });
+    expect(algorithm.status).toBe(200);
+    expect((await annotations())[ANNOTATIONS.schedulerAlgorithm]).toBe('fill_one');
 
     // An organization admin may not turn on a provisioner the super admin has not enabled.
     const orgAdmin = await createUser(api.db);

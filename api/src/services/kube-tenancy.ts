@@ -30,6 +30,8 @@ export interface OrganizationSettings {
   provisioner: Resources | null;
   /** The base path and the mount point rows a step may bind (the runner checks at step start). */
   mounts: { base: string; points: string[] };
+  /** How the operator's admission picks a cluster manager: round_robin, fill_all or fill_one. */
+  algorithm: string;
 }
 
 /** On an organization namespace: JSON { cpu, memory, disk }, absent when the provisioner is off. */
@@ -42,6 +44,7 @@ export function settingsAnnotations(settings: OrganizationSettings): Record<stri
   return {
     [PROVISIONER_ANNOTATION]: settings.provisioner ? JSON.stringify(settings.provisioner) : null,
     [MOUNT_POINTS_ANNOTATION]: JSON.stringify(settings.mounts),
+    [ANNOTATIONS.schedulerAlgorithm]: settings.algorithm,
   };
 }
 export interface TenancyGroup {

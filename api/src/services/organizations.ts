@@ -350,10 +350,11 @@ export function createOrganizationService({ db, kube, events, clusterCapacity }:
 
   async function patch(actor: Caller, id: string, changes: Record<string, unknown>, what: string) {
     const org = await get(id);
-    // Mount points reach the runner through the organization namespace: written before commit.
+    // Mount points reach the runner, the algorithm the operator's admission, through the
+    // organization namespace: written before commit.
     const row = await transaction(db, async (trx) => {
       const [updated] = await trx('organizations').where({ id }).update(changes).returning('*');
-      if (what === 'mount') await syncSettings(updated, trx);
+      if (what === 'mount' || what === 'algorithm') await syncSettings(updated, trx);
       return updated;
     });
     readCachesFor(db).wrote(db, 'organizations');
@@ -390,6 +391,7 @@ export function organizationSettings(row: Row, disabledForAll: boolean): Organiz
   return {
     provisioner: lends && amount ? { cpu: amount.cpu, memory: amount.memory, disk: amount.disk } : null,
     mounts: { base: row.mount_base as string, points: (row.mount_points as string[] | null) ?? [] },
+    algorithm: (row.algorithm as string | null) ?? 'round_robin',
   };
 }
 
