@@ -87,12 +87,7 @@ const B = () => names[1]!;
 const C = () => names[2]!;
 const orgNamespace = () => `sf-${bed.world.a.org.slug}`;
 
-/**
- * The organization's algorithm: stored through the API, and written where the operator reads it (the
- * organization namespace's annotation). PUT /organizations/{id}/algorithm does not write that
- * annotation yet (the organization service syncs only the provisioner and mount settings there), so
- * the bed writes it as that sync will.
- */
+/** The organization's algorithm through the API, once the operator can read it (the namespace annotation). */
 async function algorithm(name: 'fill_one' | 'fill_all' | 'round_robin') {
   const res = await bed.call(bed.world.a.orgAdmin, 'PUT', `/organizations/${bed.world.a.org.id}/algorithm`, {
     algorithm: name,
@@ -100,18 +95,10 @@ async function algorithm(name: 'fill_one' | 'fill_all' | 'round_robin') {
   expect(res.status).toBe(200);
   expect(res.body.result.algorithm).toBe(name);
   const core = bed.env.kc.makeApiClient(CoreV1Api);
-  const ns = await core.readNamespace({ name: orgNamespace() });
-  if (ns.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] !== name)
-    await core.replaceNamespace({
-      name: orgNamespace(),
-      body: {
-        ...ns,
-        metadata: {
-          ...ns.metadata,
-          annotations: { ...ns.metadata?.annotations, [ANNOTATIONS.schedulerAlgorithm]: name },
-        },
-      },
-    });
+  await until(async () => {
+    const ns = await core.readNamespace({ name: orgNamespace() });
+    return ns.metadata?.annotations?.[ANNOTATIONS.schedulerAlgorithm] === name;
+  }, 10_000);
   // The operator's namespace cache has it once a round of admissions would see it.
   await new Promise((r) => setTimeout(r, 500));
 }
