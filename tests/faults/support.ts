@@ -68,7 +68,7 @@ export class Client {
 export async function until<T>(
   fn: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs: number,
-  what: string,
+  what: string | (() => string),
   everyMs = 250,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -82,7 +82,9 @@ export async function until<T>(
     }
     await sleep(everyMs);
   }
-  throw new Error(`timed out: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+  throw new Error(
+    `timed out: ${typeof what === 'string' ? what : what()}${last ? ` (last error: ${String(last)})` : ''}`,
+  );
 }
 
 export interface Started {
