@@ -91,6 +91,8 @@ const clientFor = (i: number): Client => {
 };
 
 let base = '';
+/** The platform's last output (stdout and stderr), printed when the bench fails. */
+let platformOutput = () => '';
 
 /** One API call; `route` names it in the latency table (the path template). */
 function call<T>(
@@ -157,7 +159,8 @@ function call<T>(
 
 async function must<T>(client: Client, method: string, apiPath: string, body?: unknown): Promise<T> {
   const r = await call<T>(client, method, apiPath, body, `${method} ${apiPath}`, false);
-  if (r.status === 0 || r.status >= 300) throw new Error(`setup: ${method} ${apiPath} answered ${r.status}`);
+  if (r.status === 0 || r.status >= 300)
+    throw new Error(`setup: ${method} ${apiPath} answered ${r.status}: ${firstErrors.at(-1) ?? ''}`);
   return r.result;
 }
 
@@ -192,6 +195,7 @@ async function startPlatform(dataDir: string): Promise<{ child: ChildProcess; ur
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  platformOutput = () => out;
   child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the platform did not start:\n${out}`)), 300_000);
@@ -310,8 +314,11 @@ spec:
     });
   const users: World['users'] = [];
   const tokenIn = (text: string, pattern: RegExp) => pattern.exec(text)?.[1];
-  await Promise.all(
-    emails.map(async (email, i) => {
+  // One after another: on PostgreSQL, concurrent registrations through invitations of the same
+  // organization collide on the member UID (organization_members_organization_id_uid_unique → 500;
+  // found by this bench, see bench/README.md#load).
+  for (const [i, email] of emails.entries())
+    await (async () => {
       const client = clientFor(i);
       const outbox = () =>
         must<{ text: string }[]>(admin, 'GET', `/admin/outbox?to=${encodeURIComponent(email)}`);
@@ -347,8 +354,7 @@ spec:
       });
       client.token = undefined; // the load signs in again
       users.push({ client, email, session: session.uuid });
-    }),
-  );
+    })();
   return { workflow: workflow.uuid, nodes, users };
 }
 
@@ -556,6 +562,9 @@ try {
   process.stdout.write(
     `\nRSS samples (s: MB): ${rss.map((r) => `${r.at.toFixed(0)}: ${r.mb.toFixed(0)}`).join(', ')}\n`,
   );
+} catch (failure) {
+  process.stderr.write(`the platform's last output:\n${platformOutput().slice(-6000)}\n`);
+  throw failure;
 } finally {
   if (platform && platform.child.exitCode === null) {
     const exited = new Promise<void>((resolve) => platform!.child.once('exit', () => resolve()));
