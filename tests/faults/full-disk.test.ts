@@ -62,6 +62,7 @@ beforeAll(async () => {
 afterAll(() => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(`${dataDir}-executions`, { force: true });
 });
 
 /** The data folder as the platform sees it, from outside its mount namespace. */

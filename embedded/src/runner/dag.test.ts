@@ -1,7 +1,10 @@
 // The runner decides a DAG the way Argo's controller does, on what the operator's compiler emits:
 // depends with `!`, Omitted read through the switch inputs above, one leaf sf-end; and Argo's
 // assessDAGPhase rules for leaves (Skipped inherits the branch phase, continueOn only on the leaf).
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { compileRun, type CompileInput } from '@sandflow/operator';
 import { SWITCH_FAIL_JOINED_WITH_SKIPPED_NODE, nodes } from '@sandflow/operator/testing';
 import type { Sandbox, WorkflowSpec } from '@sandflow/crds';
@@ -10,6 +13,10 @@ import { evalDepends } from './expr.js';
 import type { Runtime, StepHandle, StepSpec } from './runtime.js';
 
 type Wf = Parameters<typeof operate>[0];
+
+// The engine marks each step's launch under the runtime's run folder: a throwaway one.
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dag-'));
+afterAll(() => fs.rmSync(runDir, { recursive: true, force: true }));
 type Outcome = 'Succeeded' | 'Failed' | 'Error';
 
 /** Steps end at once with the outcome chosen per sandbox (split helpers list one part). */
@@ -21,8 +28,8 @@ function scriptedRuntime(outcome: (step: StepSpec) => Outcome): Runtime & { ran:
     name: 'scripted',
     ran,
     capacity: { cpu: 1e6, memory: 1e6 },
-    runDir: () => '/nonexistent',
-    sharedDir: () => '/nonexistent',
+    runDir: () => runDir,
+    sharedDir: () => path.join(runDir, 'shared'),
     logKey: (ns, wf, pod) => `${ns}/${wf}/${pod}`,
     start(step) {
       const phase = step.native ? 'Succeeded' : outcome(step);
