@@ -72,6 +72,9 @@ export async function addOrganizationMember(
     }
     return;
   }
+  // Two people joining at once (invitations accepted together) would both take max(uid) + 1 and the
+  // second insert would break the unique (organization, uid): the organization row is the lock.
+  await trx('organizations').where({ id: organizationId }).forUpdate().first('id');
   const { max } =
     (await trx('organization_members')
       .where({ organization_id: organizationId })
