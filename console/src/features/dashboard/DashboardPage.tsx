@@ -18,6 +18,7 @@ import { RunComparison } from './RunComparison';
 import { SessionRunsSection } from './SessionRunsSection';
 import { counters, defaultGroups, defaultRange, filterProblem, isAdministrator, type Range } from './shape';
 import { StatCards, type StatCard } from './StatCards';
+import { useMobileNav } from '../shell/mobile-nav';
 
 const HOURLY_UP_TO_MS = 3 * 24 * 3_600_000;
 
@@ -28,6 +29,7 @@ const HOURLY_UP_TO_MS = 3 * 24 * 3_600_000;
 export default function DashboardPage() {
   const { t } = useTranslation('dashboard');
   const role = useMe().data?.role;
+  const mobileNav = useMobileNav();
   const admin = isAdministrator(role);
   const options = useStatisticOptions();
   // null: the default (the first 7 groups of the options) until someone picks.
@@ -77,8 +79,8 @@ export default function DashboardPage() {
       <Typography variant="h4" component="h1" sx={{ fontSize: { xs: '1.6rem', sm: '2.125rem' } }}>
         {t('title')}
       </Typography>
-      {/* The mobile navigation is a modal drawer: while it is open it covers the filter bar. */}
       <FilterBar
+        hidden={mobileNav.open}
         options={options.data ?? []}
         groups={groups}
         range={range}

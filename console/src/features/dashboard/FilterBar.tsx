@@ -20,13 +20,24 @@ export interface FilterBarProps {
   groups: readonly string[];
   range: Range;
   problem: FilterProblem | null;
+  /** Spec 3 §2.1: hidden (kept, with what was typed) while the mobile navigation is open. */
+  hidden?: boolean;
   onGroups: (groups: string[]) => void;
   onRange: (range: Range) => void;
   onReset: () => void;
 }
 
 /** The group multi-select, the date range and Reset Filters (spec 2 "Statistics", spec 3 §2.1). */
-export function FilterBar({ options, groups, range, problem, onGroups, onRange, onReset }: FilterBarProps) {
+export function FilterBar({
+  options,
+  groups,
+  range,
+  problem,
+  hidden = false,
+  onGroups,
+  onRange,
+  onReset,
+}: FilterBarProps) {
   const { t } = useTranslation('dashboard');
   const names = new Map(options.map((option) => [option.id, option.name]));
   const dateError = problem === 'startAfterEnd' || problem === 'invalidDate';
@@ -35,9 +46,10 @@ export function FilterBar({ options, groups, range, problem, onGroups, onRange, 
       variant="outlined"
       role="search"
       aria-label={t('filters.label')}
+      hidden={hidden}
       sx={{
         p: 2,
-        display: 'grid',
+        display: hidden ? 'none' : 'grid',
         gap: 2,
         gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr', md: 'minmax(220px, 2fr) 1fr 1fr auto' },
         alignItems: 'start',

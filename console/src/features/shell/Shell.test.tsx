@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Route, Routes } from 'react-router';
 import { keys } from '../../api/queries';
@@ -9,6 +10,7 @@ import { aMe } from '../../test-support/fixtures';
 import { stubWindowWidth } from '../../test-support/media';
 import { clearToasts, newQueryClient, renderWithProviders } from '../../test-support/render';
 import { installFakeWebSocket } from './realtime/fake-websocket';
+import { useMobileNav } from './mobile-nav';
 import { Shell } from './Shell';
 
 // MUI in jsdom is slow on a busy machine: role queries walk the whole tree.
@@ -17,7 +19,11 @@ vi.setConfig({ testTimeout: 30_000 });
 /** A super admin: every settings entry. */
 const ME = aMe({ role: 'admin' });
 
-function renderShell({ me = ME, route = '/sandbox/list' }: { me?: Me; route?: string } = {}) {
+function renderShell({
+  me = ME,
+  route = '/sandbox/list',
+  child = <p>Child route</p>,
+}: { me?: Me; route?: string; child?: ReactNode } = {}) {
   const client = newQueryClient();
   client.setQueryData(keys.me, me);
   client.setQueryData(keys.notifications, { items: [], unseen: 0 });
@@ -25,7 +31,7 @@ function renderShell({ me = ME, route = '/sandbox/list' }: { me?: Me; route?: st
     <Routes>
       <Route path="/login" element={<p>Login page</p>} />
       <Route path="/" element={<Shell />}>
-        <Route path="*" element={<p>Child route</p>} />
+        <Route path="*" element={child} />
       </Route>
     </Routes>,
     { client, route },
@@ -169,6 +175,17 @@ describe('shell at 574 px (mobile layout)', () => {
 
     await userEvent.click(within(drawer).getByRole('link', { name: 'Workflow' }));
     await waitFor(() => expect(screen.queryByRole('navigation', { name: 'Navigation' })).toBeNull());
+  });
+
+  it('tells the screen while the drawer is open (the dashboard hides its filter bar then)', async () => {
+    function Screen() {
+      return <p>{useMobileNav().open ? 'drawer open' : 'drawer closed'}</p>;
+    }
+    renderShell({ route: '/dashboard', child: <Screen /> });
+    expect(screen.getByText('drawer closed')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Open navigation' }));
+    await screen.findByRole('navigation', { name: 'Navigation' });
+    expect(screen.getByText('drawer open')).toBeInTheDocument();
   });
 
   it('a plain user has no settings in the drawer', async () => {

@@ -1,6 +1,7 @@
 import { Box } from '@mui/material';
 import { Outlet } from 'react-router';
 import { GlobalProgress } from './GlobalProgress';
+import { MobileNavProvider } from './mobile-nav';
 import { RealtimeProvider } from './realtime/RealtimeProvider';
 import { TopBar } from './TopBar';
 
@@ -8,13 +9,15 @@ import { TopBar } from './TopBar';
 export function Shell() {
   return (
     <RealtimeProvider>
-      <Box sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column' }}>
-        <GlobalProgress />
-        <TopBar />
-        <Box component="main" sx={{ flex: 1, minWidth: 0 }}>
-          <Outlet />
+      <MobileNavProvider>
+        <Box sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column' }}>
+          <GlobalProgress />
+          <TopBar />
+          <Box component="main" sx={{ flex: 1, minWidth: 0 }}>
+            <Outlet />
+          </Box>
         </Box>
-      </Box>
+      </MobileNavProvider>
     </RealtimeProvider>
   );
 }

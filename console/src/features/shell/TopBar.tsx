@@ -13,6 +13,7 @@ import { AccountMenu, type Person } from './AccountMenu';
 import { FeedbackDialog } from './FeedbackDialog';
 import { HomeLink } from './HomeLink';
 import { MobileNav } from './MobileNav';
+import { useMobileNav } from './mobile-nav';
 import { NotificationBell } from './NotificationBell';
 import { OrganizationSwitcher } from './OrganizationSwitcher';
 import { RealtimeDot } from './RealtimeDot';
@@ -37,7 +38,7 @@ export function TopBar() {
   const logout = useLogout();
   const switchOrganization = useSwitchOrganization();
   const feedback = useFeedback();
-  const [drawerOpen, setDrawerOpen] = useState(false);
+  const { open: drawerOpen, setOpen: setDrawerOpen } = useMobileNav();
   const [feedbackOpen, setFeedbackOpen] = useState(false);
 
   if (!me) return null; // the route guard renders the shell for signed-in people only
