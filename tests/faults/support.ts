@@ -241,3 +241,14 @@ export function executionCounts(w: World): Map<string, number> {
     counts.set(line, (counts.get(line) ?? 0) + 1);
   return counts;
 }
+
+/** A seeded generator (mulberry32): kill points are the same on every run of a suite. */
+export function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
