@@ -2,6 +2,7 @@
 export * from './argo.js';
 export { Kube, keepAliveConfig, type ObjectList, type WriteOptions } from './client.js';
 export { sameJson, setCondition, type Condition } from './conditions.js';
+export { connectionOf, lostAfterMs, type Connection } from './connection.js';
 export { isAlreadyExists, isConflict, isNotFound, statusCode } from './errors.js';
 export {
   startInformer,

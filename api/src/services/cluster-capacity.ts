@@ -1,12 +1,9 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { ClusterManager } from '@sandflow/crds';
-import { KINDS, isNotFound } from '@sandflow/kube';
+import { KINDS, connectionOf, isNotFound } from '@sandflow/kube';
 import type { Logger } from 'pino';
 import { unavailable, unprocessable } from '../errors.js';
 import type { Resources } from './kube-tenancy.js';
-
-/** Spec 3 §4: a cluster manager is alive when its last update is within 3 minutes. */
-export const ALIVE_WITHIN_MS = 180_000;
 
 /**
  * Spec 3 §5 rounds free capacity down to 0.5 (CPU, memory) and 0.1 (disk) in the
@@ -27,10 +24,9 @@ export interface AliveCapacity {
 /** Reads the alive clusters' capacity; null: unknown (no Kubernetes API), no cap applies. */
 export type ClusterCapacity = () => Promise<AliveCapacity | Resources | null>;
 
+/** Spec 3 §4: a cluster manager is alive when its last update is within 3 minutes. */
 export function isAlive(lastSeen: string | undefined, now: number): boolean {
-  if (!lastSeen) return false;
-  const seen = Date.parse(lastSeen);
-  return Number.isFinite(seen) && now - seen <= ALIVE_WITHIN_MS;
+  return connectionOf(lastSeen, now).alive;
 }
 
 /** The summed `spec.resources` of the cluster managers whose `status.lastSeen` is recent. */

@@ -1,19 +1,14 @@
 import type { ClusterManager } from '@sandflow/crds';
+import { connectionOf } from '@sandflow/kube';
 
-/** Spec 3 §4 / §9: connected within 2 minutes, connecting up to 3, closed after. */
-export const CONNECTED_WITHIN_MS = 120_000;
-export const ALIVE_WITHIN_MS = 180_000;
+export type { Connection } from '@sandflow/kube';
 
-export type Connection = 'connected' | 'connecting' | 'closed';
-
-/** The connection dot, computed from lastSeen at read time (status.connection lags until a reconcile). */
-export function connectionOf(lastSeen: string | undefined, now: number): Connection {
-  const seen = lastSeen ? Date.parse(lastSeen) : NaN;
-  if (!Number.isFinite(seen)) return 'closed';
-  const age = now - seen;
-  if (age < CONNECTED_WITHIN_MS) return 'connected';
-  return age <= ALIVE_WITHIN_MS ? 'connecting' : 'closed';
-}
+/**
+ * The connection dot, computed from lastSeen at read time (status.connection lags until a
+ * reconcile), by the operator's rule: connected within 2 minutes, connecting up to 3, closed after.
+ */
+export const connectionStateOf = (lastSeen: string | undefined, now: number) =>
+  connectionOf(lastSeen, now).connection;
 
 /** Whether an organization may schedule on it at all (before its own disable list). */
 export function usableBy(cm: ClusterManager, organizationId: string | null): boolean {
@@ -28,7 +23,7 @@ export function usableBy(cm: ClusterManager, organizationId: string | null): boo
 export function clusterView(cm: ClusterManager, organizationId: string | null, now = Date.now()) {
   const id = cm.metadata.name!;
   const lastSeen = cm.status?.lastSeen;
-  const connection = connectionOf(lastSeen, now);
+  const connection = connectionStateOf(lastSeen, now);
   const resources = cm.spec.resources ?? {};
   return {
     id,

@@ -88,27 +88,8 @@ export function chooseCluster(
 /** The platform-owned ClusterManager's name unless the launcher gives another. */
 export const DEFAULT_PLATFORM_CLUSTER = 'platform';
 
-/**
- * Spec 3 §4: closed (not alive) after 3 minutes without a heartbeat, connecting after 2.
- * SANDFLOW_AGENT_LOST_MS shortens both in proportion for tests that kill an agent (the API's agent
- * hub fails an agent's runs after the same time).
- */
-export function lostAfterMs(env: NodeJS.ProcessEnv = process.env): number {
-  const v = Number(env.SANDFLOW_AGENT_LOST_MS);
-  return Number.isInteger(v) && v > 0 ? v : 180_000;
-}
-
-/** Connection state of a cluster manager from its last heartbeat (spec 3 §4: 2 and 3 minutes). */
-export function connectionOf(lastSeen: string | undefined, now: Date, lostMs = lostAfterMs()) {
-  const connectingMs = Math.round((lostMs * 2) / 3);
-  if (!lastSeen) return { alive: false, connection: 'closed' as const, changesAt: undefined };
-  const age = now.getTime() - Date.parse(lastSeen);
-  const seen = Date.parse(lastSeen);
-  if (age < connectingMs)
-    return { alive: true, connection: 'connected' as const, changesAt: seen + connectingMs };
-  if (age <= lostMs) return { alive: true, connection: 'connecting' as const, changesAt: seen + lostMs + 1 };
-  return { alive: false, connection: 'closed' as const, changesAt: undefined };
-}
+// The connection rule lives in @sandflow/kube (the API answers the same states).
+export { connectionOf, lostAfterMs } from '@sandflow/kube';
 
 /**
  * Spec 3 §4: a retry or a restart stays on the run's cluster manager while that one is alive; one
