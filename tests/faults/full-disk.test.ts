@@ -137,9 +137,12 @@ describe.skipIf(!canMount)(
       const first = await start();
       expect((await ended(first.uuid!, 120_000)).status).toBe('COMPLETED');
       const fillers = fill();
-      // Not asserted here: a run started while full (see tests/README.md, faults: a run accepted
-      // while the data folder is full can stay RUNNING after the space is freed — found, not fixed).
       expect(fillers.length).toBeGreaterThan(0);
+      // A run while full: refused with a clear error (checked by start()), or accepted (its objects
+      // fit in what the databases had preallocated) — then it must end once space is back: COMPLETED,
+      // or ERROR saying why (its step's files could not be written), never RUNNING for good.
+      const fullRun = await start();
+      console.info(`full disk: starting a run while full answered ${JSON.stringify(fullRun)}`);
 
       const refused: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -186,6 +189,12 @@ describe.skipIf(!canMount)(
         if (status >= 500) expect(names).not.toContain(`While Full ${i}`);
       });
       expect(after.id).toBeTruthy();
+      if (fullRun.uuid) {
+        const r = await ended(fullRun.uuid, 180_000);
+        console.info(`full disk: the run started while full ended ${r.status} ${r.message}`);
+        expect(['COMPLETED', 'ERROR'], JSON.stringify(r)).toContain(r.status);
+        if (r.status === 'ERROR') expect(r.message, JSON.stringify(r)).toBeTruthy();
+      }
       const next = await start();
       expect(next.uuid, JSON.stringify(next)).toBeDefined();
       expect((await ended(next.uuid!, 120_000)).status).toBe('COMPLETED');

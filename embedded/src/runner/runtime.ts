@@ -173,11 +173,6 @@ export class ProcessRuntime implements Runtime {
     const podDir = this.podDir(step);
     const workDir = path.join(podDir, 'work');
     const shared = this.sharedDir(step.namespace, step.workflow);
-    fs.rmSync(workDir, { recursive: true, force: true });
-    fs.mkdirSync(workDir, { recursive: true });
-    fs.mkdirSync(shared, { recursive: true });
-    const logPath = path.join(podDir, 'main.log');
-    const logFd = fs.openSync(logPath, 'a');
     const key = `${step.namespace}/${step.workflow}`;
     const handle: StepHandle & { reserved: Capacity; child?: ChildProcess } = {
       pod: step.pod,
@@ -187,6 +182,23 @@ export class ProcessRuntime implements Runtime {
       kill: () => undefined,
     };
     this.handles.set(step.pod, handle);
+    let logFd: number;
+    try {
+      fs.rmSync(workDir, { recursive: true, force: true });
+      fs.mkdirSync(workDir, { recursive: true });
+      fs.mkdirSync(shared, { recursive: true });
+      logFd = fs.openSync(path.join(podDir, 'main.log'), 'a');
+    } catch (e) {
+      // The step's folders cannot be made (a full disk): nothing was spawned, the pod fails to start
+      // (deferred, as every outcome, so the caller records the node first) and frees its share.
+      this.inUse = { cpu: this.inUse.cpu - req.cpu, memory: this.inUse.memory - req.memory };
+      const message = `failed to start container: ${(e as Error).message}`;
+      setImmediate(() => {
+        handle.result = { phase: 'Error', message, startedAt, finishedAt: new Date().toISOString() };
+        onExit(handle);
+      });
+      return { started: handle };
+    }
     let killedFor: string | undefined;
     let cleanup: (() => void) | undefined;
     const setKilled = (reason: string) => {
@@ -205,7 +217,11 @@ export class ProcessRuntime implements Runtime {
         /* already closed */
       }
       this.inUse = { cpu: this.inUse.cpu - req.cpu, memory: this.inUse.memory - req.memory };
-      fs.rmSync(path.join(podDir, 'pid'), { force: true });
+      try {
+        fs.rmSync(path.join(podDir, 'pid'), { force: true });
+      } catch {
+        /* best effort: the step is over either way */
+      }
       handle.result = {
         ...r,
         ...(killedFor ? { phase: 'Failed', message: killedFor } : {}),
@@ -220,7 +236,7 @@ export class ProcessRuntime implements Runtime {
       handle.kill = (reason) => {
         killedFor = reason;
       };
-      const log = (line: string) => fs.writeSync(logFd, line.endsWith('\n') ? line : `${line}\n`);
+      const log = (line: string) => note(logFd, line.endsWith('\n') ? line : `${line}\n`);
       // Deferred so the caller records the Running node before the step can finish.
       setImmediate(() => {
         step.native!(log).then(
@@ -259,7 +275,7 @@ export class ProcessRuntime implements Runtime {
       },
       (e: unknown) => {
         const message = (e as Error).message ?? String(e);
-        fs.writeSync(logFd, `failed to start container: ${message}\n`);
+        note(logFd, `failed to start container: ${message}\n`);
         finish({ phase: 'Error', message: `failed to start container: ${message}` });
       },
     );
@@ -298,9 +314,10 @@ export class ProcessRuntime implements Runtime {
     const { podDir } = dirs;
     const { argv, env, cwd } = plan;
     const resultPath = path.join(podDir, 'stdout');
-    const outFd = step.captureResult ? fs.openSync(resultPath, 'w') : logFd;
+    let outFd = logFd;
     let child: ChildProcess;
     try {
+      if (step.captureResult) outFd = fs.openSync(resultPath, 'w');
       child = spawn(argv[0]!, argv.slice(1), {
         cwd,
         env,
@@ -309,23 +326,16 @@ export class ProcessRuntime implements Runtime {
       });
     } catch (e) {
       if (outFd !== logFd) fs.closeSync(outFd);
-      fs.writeSync(logFd, `failed to start ${argv[0]}: ${(e as Error).message}\n`);
+      note(logFd, `failed to start ${argv[0]}: ${(e as Error).message}\n`);
       setImmediate(() =>
         finish({ phase: 'Error', message: `failed to start container: ${(e as Error).message}` }),
       );
       return { started: handle };
     }
     handle.child = child;
-    if (child.pid) fs.writeFileSync(path.join(podDir, 'pid'), String(child.pid));
-    const grace = (this.options.gracePeriodSeconds ?? 2) * 1000;
-    handle.kill = (reason) => {
-      if (handle.result) return;
-      setKilled(reason);
-      killGroup(child.pid, 'SIGTERM');
-      setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
-    };
+    // The listeners come first: whatever fails below (a full disk), the step's end is still seen.
     child.once('error', (e) => {
-      fs.writeSync(logFd, `failed to start ${argv[0]}: ${e.message}\n`);
+      note(logFd, `failed to start ${argv[0]}: ${e.message}\n`);
       if (outFd !== logFd) fs.closeSync(outFd);
       finish({ phase: 'Error', message: `failed to start container: ${e.message}` });
     });
@@ -335,7 +345,7 @@ export class ProcessRuntime implements Runtime {
       if (outFd !== logFd) {
         fs.closeSync(outFd);
         const out = fs.readFileSync(resultPath, 'utf8');
-        fs.writeSync(logFd, out);
+        note(logFd, out);
         result = out.replace(/\n$/, '');
       }
       const exitCode = code ?? (signal ? 128 + (os.constants.signals[signal] ?? 9) : 1);
@@ -345,6 +355,18 @@ export class ProcessRuntime implements Runtime {
           : { phase: 'Failed', exitCode, message: `Error (exit code ${exitCode})` },
       );
     });
+    const grace = (this.options.gracePeriodSeconds ?? 2) * 1000;
+    handle.kill = (reason) => {
+      if (handle.result) return;
+      setKilled(reason);
+      killGroup(child.pid, 'SIGTERM');
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
+    };
+    try {
+      if (child.pid) fs.writeFileSync(path.join(podDir, 'pid'), String(child.pid));
+    } catch {
+      // Only for reapOrphan after a crash of the runner; the step itself goes on.
+    }
     return { started: handle };
   }
 
@@ -373,6 +395,15 @@ export class ProcessRuntime implements Runtime {
   async close() {
     const running = [...this.handles.values()].filter((h) => !h.result && h.child);
     for (const h of running) killGroup(h.child!.pid, 'SIGKILL');
+  }
+}
+
+/** Best effort: a log line that cannot be written (a full disk) must not stop the step's bookkeeping. */
+function note(fd: number, text: string) {
+  try {
+    fs.writeSync(fd, text);
+  } catch {
+    /* lost with the log */
   }
 }
 
