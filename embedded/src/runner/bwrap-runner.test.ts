@@ -1,6 +1,7 @@
 // The local runner end to end with SANDFLOW_RUNTIME=bwrap: Argo workflows whose steps run in the
 // busybox-static image built by hack/images, not on the host.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { buildBusyboxImage, findBusyboxStatic } from '@sandflow/images';
@@ -22,6 +23,8 @@ let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let runner: Runner;
 let argo: Kube;
 let reference: string;
+// Host folders steps bind: outside the data folder, which no step may bind (mount-policy.ts).
+let hostDir: string;
 
 const container = (name: string, image: string, script: string): Template => ({
   name,
@@ -38,6 +41,7 @@ const submit = (name: string, spec: ArgoWorkflow['spec']) => submitWorkflow(argo
 describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
   beforeAll(async () => {
     cluster = await startTestCluster();
+    hostDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-bwrap-host-')));
     argo = new Kube(cluster.kc);
     await cluster.kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
     const image = await buildBusyboxImage(path.join(cluster.dataDir, 'hack-images'));
@@ -53,6 +57,7 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
   afterAll(async () => {
     await runner?.stop();
     await cluster?.close();
+    if (hostDir) fs.rmSync(hostDir, { recursive: true, force: true });
   });
 
   it('runs a DAG in the image, passing files through /sandflow', async () => {
@@ -100,7 +105,7 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
   });
 
   it("applies the container's runAsUser/runAsGroup, hostPath mounts and memory limit", async () => {
-    const host = path.join(cluster.dataDir, 'org-mount');
+    const host = path.join(hostDir, 'org-mount');
     fs.mkdirSync(host, { recursive: true });
     fs.writeFileSync(path.join(host, 'model.bin'), 'weights\n');
     const step = container(
@@ -137,11 +142,11 @@ describe.skipIf(missing.length > 0)('local runner on the bwrap runtime', () => {
 
   it("binds the organization's mount points read-write and fails a step whose mount escapes them", async () => {
     // A group namespace of organization 'acme', whose namespace carries the mount points the API
-    // wrote: base <data>/mnt, one row <data>/mnt/data; a symlink in the row leads out of the base.
+    // wrote: base <host>/mnt, one row <host>/mnt/data; a symlink in the row leads out of the base.
     const core = cluster.kc.makeApiClient(CoreV1Api);
-    const base = path.join(cluster.dataDir, 'mnt');
+    const base = path.join(hostDir, 'mnt');
     const row = path.join(base, 'data');
-    const secret = path.join(cluster.dataDir, 'secret');
+    const secret = path.join(hostDir, 'secret');
     fs.mkdirSync(row, { recursive: true });
     fs.mkdirSync(secret, { recursive: true });
     fs.writeFileSync(path.join(row, 'in.txt'), 'input\n');
