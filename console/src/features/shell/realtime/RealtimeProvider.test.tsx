@@ -94,10 +94,13 @@ describe('realtime provider', () => {
     expect(client.getQueryData(keys.notifications)).toBeUndefined();
   });
 
-  it('reports a dropped socket once with the danger toast, then reconnects', async () => {
+  it('reports a dropped socket once with the danger toast, then reconnects and asks again for what is shown', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    const { socket } = renderProvider();
+    const { socket, client } = renderProvider();
+    const invalidate = vi.spyOn(client, 'invalidateQueries');
     act(() => socket.serverOpens());
+    // The first connection is no reconnection: nothing to ask again.
+    expect(invalidate).not.toHaveBeenCalled();
     act(() => socket.drops());
     const toast = screen.getByTestId('toast');
     expect(toast).toHaveTextContent('Realtime update down');
@@ -110,6 +113,15 @@ describe('realtime provider', () => {
     act(() => FakeWebSocket.latest().serverOpens());
     expect(screen.getByRole('button', { name: 'Realtime: connected' })).toBeInTheDocument();
     expect(screen.getAllByTestId('toast')).toHaveLength(1);
+    // Messages sent while it was down are lost: the active queries are asked again, except the
+    // bell's list, which holds the realtime messages themselves.
+    expect(invalidate).toHaveBeenCalledTimes(1);
+    const filters = invalidate.mock.calls[0]![0]!;
+    expect(filters.refetchType).toBe('active');
+    const asks = (queryKey: readonly unknown[]) =>
+      filters.predicate!({ queryKey } as unknown as Parameters<NonNullable<typeof filters.predicate>>[0]);
+    expect(asks(['sessions'])).toBe(true);
+    expect(asks(keys.notifications)).toBe(false);
   });
 
   it('closes with 1000 when the shell goes away (sign-out)', () => {

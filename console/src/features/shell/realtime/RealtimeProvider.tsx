@@ -28,9 +28,21 @@ export function RealtimeProvider({ children, url }: { children: ReactNode; url?:
   const socket = useRef<RealtimeClient | null>(null);
 
   useEffect(() => {
+    let connectedBefore = false;
     const realtime = new RealtimeClient({
       url: url ?? realtimeUrl(),
-      onStatus: setStatus,
+      onStatus: (next) => {
+        setStatus(next);
+        if (next !== 'connected') return;
+        // Messages sent while the socket was down (a platform restart) are lost: on reconnecting,
+        // what is on screen is asked again. The bell keeps its list (it holds those messages).
+        if (connectedBefore)
+          void client.invalidateQueries({
+            predicate: (query) => query.queryKey[0] !== keys.notifications[0],
+            refetchType: 'active',
+          });
+        connectedBefore = true;
+      },
       onMessage: (message) => {
         if (message) handleRealtimeMessage(client, message);
       },

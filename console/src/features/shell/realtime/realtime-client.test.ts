@@ -94,21 +94,57 @@ describe('realtime client', () => {
     expect(FakeWebSocket.instances).toHaveLength(4);
   });
 
-  it('gives up after its retries (closed), and the dot click starts over', async () => {
-    const { client, statuses } = setup({ maxRetries: 2, backoff: () => 10 });
+  it('after its retries shows closed but keeps trying quietly at the longest wait; a click tries at once', async () => {
+    const { client, statuses, onDown } = setup({ maxRetries: 2, backoff: (attempt) => 10 * 2 ** attempt });
     client.connect();
     FakeWebSocket.latest().drops();
     await vi.advanceTimersByTimeAsync(10);
     FakeWebSocket.latest().drops();
-    await vi.advanceTimersByTimeAsync(10);
+    await vi.advanceTimersByTimeAsync(20);
     FakeWebSocket.latest().drops();
     expect(FakeWebSocket.instances).toHaveLength(3);
-    expect(statuses.at(-1)).toBe('closed');
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(FakeWebSocket.instances).toHaveLength(3);
+    expect(statuses).toEqual(['connecting', 'closed']);
 
-    client.reconnect();
+    // Quiet attempts every backoff(maxRetries) = 40 ms: the dot stays closed while they fail.
+    await vi.advanceTimersByTimeAsync(39);
+    expect(FakeWebSocket.instances).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
     expect(FakeWebSocket.instances).toHaveLength(4);
+    FakeWebSocket.latest().drops();
+    await vi.advanceTimersByTimeAsync(40);
+    expect(FakeWebSocket.instances).toHaveLength(5);
+    expect(statuses).toEqual(['connecting', 'closed']);
+    expect(onDown).toHaveBeenCalledTimes(1);
+    // The platform is back: the quiet attempt opens and the dot turns connected by itself.
+    FakeWebSocket.latest().serverOpens();
+    expect(statuses).toEqual(['connecting', 'closed', 'connected']);
+
+    // A new outage starts over with the normal retries; the dot's click while closed tries at once.
+    FakeWebSocket.latest().drops();
+    expect(onDown).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(10);
+    FakeWebSocket.latest().drops();
+    await vi.advanceTimersByTimeAsync(20);
+    FakeWebSocket.latest().drops();
+    expect(statuses.at(-1)).toBe('closed');
+    const before = FakeWebSocket.instances.length;
+    client.reconnect();
+    expect(FakeWebSocket.instances).toHaveLength(before + 1);
+    expect(statuses.at(-1)).toBe('connecting');
+    FakeWebSocket.latest().serverOpens();
+    expect(statuses.at(-1)).toBe('connected');
+  });
+
+  it('a click during a quiet attempt shows connecting and does not open a second socket', async () => {
+    const { client, statuses } = setup({ maxRetries: 0, backoff: () => 10 });
+    client.connect();
+    FakeWebSocket.latest().drops();
+    expect(statuses.at(-1)).toBe('closed');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    expect(statuses.at(-1)).toBe('closed');
+    client.reconnect();
+    expect(FakeWebSocket.instances).toHaveLength(2);
     expect(statuses.at(-1)).toBe('connecting');
     FakeWebSocket.latest().serverOpens();
     expect(statuses.at(-1)).toBe('connected');

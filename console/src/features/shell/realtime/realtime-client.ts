@@ -28,7 +28,8 @@ export interface RealtimeClientOptions {
 
 /**
  * The realtime notification socket: acknowledges every message with `Ok`, reports its
- * status, retries with backoff after an unexpected close, and closes with 1000 when told.
+ * status, retries with backoff after an unexpected close (then quietly at the longest wait, the
+ * dot closed), and closes with 1000 when told.
  */
 export class RealtimeClient {
   private socket: WebSocket | null = null;
@@ -37,6 +38,7 @@ export class RealtimeClient {
   private stopped = false;
   private downReported = false;
   private current: RealtimeStatus = 'closed';
+  private quiet = false;
 
   constructor(private readonly options: RealtimeClientOptions) {}
 
@@ -44,12 +46,16 @@ export class RealtimeClient {
     return this.current;
   }
 
-  /** Opens the socket (no-op while one is open or opening). */
-  connect() {
+  /**
+   * Opens the socket (no-op while one is open or opening). A quiet attempt (past the retries)
+   * leaves the dot closed unless it opens.
+   */
+  connect(options: { quiet?: boolean } = {}) {
     if (this.socket) return;
     this.stopped = false;
+    this.quiet = options.quiet === true;
     this.clearTimer();
-    this.setStatus('connecting');
+    if (!this.quiet) this.setStatus('connecting');
     let socket: WebSocket;
     try {
       socket = new WebSocket(this.options.url);
@@ -80,8 +86,13 @@ export class RealtimeClient {
 
   /** The dot's click when closed: start over with a fresh retry budget. */
   reconnect() {
-    if (this.socket) return;
     this.retries = 0;
+    if (this.socket) {
+      // A quiet attempt is under way: it is the click's attempt now.
+      if (this.quiet) this.setStatus('connecting');
+      this.quiet = false;
+      return;
+    }
     this.connect();
   }
 
@@ -102,14 +113,17 @@ export class RealtimeClient {
   private afterClose() {
     if (this.stopped) return this.setStatus('closed');
     const { maxRetries = 6, backoff = defaultBackoff, prepareReconnect } = this.options;
-    if (this.retries >= maxRetries) return this.setStatus('closed');
-    const delay = backoff(this.retries++);
-    this.setStatus('connecting');
+    // Past its retries the dot says closed (a click tries at once), but the socket is still tried
+    // quietly at the longest wait: a platform that takes minutes to restart is found again by
+    // itself, without a click or a reload.
+    const quiet = this.retries >= maxRetries;
+    const delay = backoff(quiet ? maxRetries : this.retries++);
+    this.setStatus(quiet ? 'closed' : 'connecting');
     this.timer = setTimeout(() => {
       this.timer = null;
       const ready = prepareReconnect ? prepareReconnect().catch(() => undefined) : Promise.resolve();
       void ready.then(() => {
-        if (!this.stopped) this.connect();
+        if (!this.stopped && !this.socket) this.connect({ quiet });
       });
     }, delay);
   }
