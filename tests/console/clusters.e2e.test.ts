@@ -2,18 +2,21 @@
 // (playwright-core) against `npm start`'s entry point with a production build of the console:
 // an organization admin generates an agent token and sees the new cluster manager in the
 // table. Screenshots at 1400 px and 574 px land in test-results/console/.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  type ConsoleE2E,
+  hasChromium,
+  login,
+  overflow,
+  settled,
+  shot,
+  signIn,
+  startConsoleE2E,
+  verify,
+} from '../support/console-e2e.js';
 
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-const shots = path.join(repoRoot, 'test-results/console');
-const ADMIN = { username: 'root@example.com', password: 'Clusters-E2e-Passw0rd!' };
+const ADMIN = { email: 'root@example.com', password: 'Clusters-E2e-Passw0rd!' };
 const PERSON = {
   first_name: 'Grace',
   last_name: 'Hopper',
@@ -22,91 +25,24 @@ const PERSON = {
   organization: `Harvard Mark ${Date.now() % 100000}`,
 };
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
-
-async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
-const login = async (username: string, password: string) =>
-  (await call<{ access_token: string }>('POST', '/login', { username, password })).access_token;
-
-/** A page signed in as the organization admin (through the login screen). */
-async function signedIn(width: number) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(`${platform.url}/login`);
-  await page.getByLabel('Email').fill(PERSON.email);
-  await page.getByLabel('Password', { exact: true }).fill(PERSON.password);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.waitForURL(/\/dashboard/);
-  return page;
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+let e2e: ConsoleE2E;
+const call = apiCaller(() => e2e.platform.url);
 
 describe.skipIf(!hasChromium)('Organization Settings › cluster managers (Chromium)', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-clusters-e2e-'));
-    const consoleDir = path.join(dataDir, 'console');
-    await build({
-      root: path.join(repoRoot, 'console'),
-      logLevel: 'warn',
-      build: { outDir: consoleDir, emptyOutDir: true },
-    });
-    platform = await startPlatform({
-      dataDir,
-      env: {
-        SANDFLOW_ADMIN_EMAIL: ADMIN.username,
-        SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-        SANDFLOW_CONSOLE_DIR: consoleDir,
-      },
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    e2e = await startConsoleE2E({ name: 'clusters', admin: ADMIN });
     // A person with an organization of their own, verified through the mail they got.
     await call('POST', '/user', { ...PERSON, use_invitation: false });
-    const root = await login(ADMIN.username, ADMIN.password);
-    const mails = await call<{ text: string }[]>(
-      'GET',
-      `/admin/outbox?to=${encodeURIComponent(PERSON.email)}`,
-      undefined,
-      root,
-    );
-    const token = /\/verification\/([\w-]+)/.exec(mails[0]!.text)?.[1];
-    await call('GET', `/verify/${token}`);
+    await verify(call, ADMIN, PERSON.email);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it('generates a token once and shows the new cluster manager in the table', async () => {
-    const page = await signedIn(1400);
-    await page.goto(`${platform.url}/settings/organization?section=clusterManagers`);
+    const page = await signIn(e2e, PERSON, 1400);
+    await page.goto(`${e2e.platform.url}/settings/organization?section=clusterManagers`);
     await page.getByRole('radio', { name: 'Round Robin' }).waitFor();
     await expect(page.getByRole('radio', { name: 'Round Robin' }).isChecked()).resolves.toBe(true);
     const rows = page.getByTestId('cluster-row');
@@ -147,7 +83,7 @@ describe.skipIf(!hasChromium)('Organization Settings › cluster managers (Chrom
     // The scheduler is saved 1 s after the choice.
     await page.getByRole('radio', { name: 'Fill one' }).click();
     await page.getByText('Scheduler set to Fill one.').waitFor();
-    const me = await login(PERSON.email, PERSON.password);
+    const me = await login(call, PERSON);
     expect((await call<{ algorithm: string }>('GET', '/organization', undefined, me)).algorithm).toBe(
       'fill_one',
     );
@@ -155,11 +91,11 @@ describe.skipIf(!hasChromium)('Organization Settings › cluster managers (Chrom
   });
 
   it('shows words, not dictionary keys, in every Organization Settings section', async () => {
-    const page = await signedIn(1400);
+    const page = await signIn(e2e, PERSON, 1400);
     for (const section of ['admin', 'groups', 'users', 'clusterManagers', 'registry', 'mountPoints']) {
-      await page.goto(`${platform.url}/settings/organization?section=${section}`);
+      await page.goto(`${e2e.platform.url}/settings/organization?section=${section}`);
       await page.getByRole('main').getByRole('button').first().waitFor();
-      await expect.poll(() => page.getByRole('main').getByRole('progressbar').count()).toBe(0);
+      await settled(page);
       const text = await page.getByRole('main').innerText();
       expect(text, section).not.toMatch(
         /\b(admin|groups|users|invite|quota|clusters|registry|mountPoints|columns)\.[a-zA-Z]/,
@@ -169,19 +105,16 @@ describe.skipIf(!hasChromium)('Organization Settings › cluster managers (Chrom
   });
 
   it('fits the sections at 574 px', async () => {
-    const page = await signedIn(574);
+    const page = await signIn(e2e, PERSON, 574);
     for (const section of ['clusterManagers', 'registry', 'mountPoints']) {
-      await page.goto(`${platform.url}/settings/organization?section=${section}`);
+      await page.goto(`${e2e.platform.url}/settings/organization?section=${section}`);
       await (
         section === 'clusterManagers'
           ? page.getByRole('radio', { name: 'Round Robin' })
           : page.getByRole('button', { name: 'Save' })
       ).waitFor();
       await shot(page, `${section}-574`);
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      );
-      expect(overflow, section).toBeLessThanOrEqual(0);
+      expect(await overflow(page), section).toBeLessThanOrEqual(0);
     }
     await page.close();
   });
