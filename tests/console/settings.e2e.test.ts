@@ -2,17 +2,20 @@
 // entry point with a production build of the console: an organization admin edits a member's
 // quota and UID; the super admin walks every Super Settings tab and creates and deletes an
 // organization. Screenshots at 1400 px and 574 px land in test-results/console/.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  type ConsoleE2E,
+  hasChromium,
+  login,
+  overflow,
+  settled,
+  shot,
+  signIn,
+  startConsoleE2E,
+  verify,
+} from '../support/console-e2e.js';
 
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-const shots = path.join(repoRoot, 'test-results/console');
 const ADMIN = { email: 'root@example.com', password: 'Settings-E2e-Passw0rd!' };
 const PERSON = {
   first_name: 'Grace',
@@ -24,85 +27,17 @@ const PERSON = {
 const KEYS =
   /\b(users|members|super|organizations|miscellaneous|superFilter|columns|quota|clusters)\.[a-zA-Z]/;
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
-
-async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
-const login = async (email: string, password: string) =>
-  (await call<{ access_token: string }>('POST', '/login', { username: email, password })).access_token;
-
-async function signedIn(who: { email: string; password: string }, width: number) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(`${platform.url}/login`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.waitForURL(/\/dashboard/);
-  return page;
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-const overflow = (page: Page) =>
-  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-const settled = (page: Page) =>
-  expect.poll(() => page.getByRole('main').getByRole('progressbar').count(), { timeout: 15_000 }).toBe(0);
+let e2e: ConsoleE2E;
+const call = apiCaller(() => e2e.platform.url);
 
 describe.skipIf(!hasChromium)('Users Settings and Super Settings (Chromium)', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-settings-e2e-'));
-    const consoleDir = path.join(dataDir, 'console');
-    await build({
-      root: path.join(repoRoot, 'console'),
-      logLevel: 'warn',
-      build: { outDir: consoleDir, emptyOutDir: true },
-    });
-    platform = await startPlatform({
-      dataDir,
-      env: {
-        SANDFLOW_ADMIN_EMAIL: ADMIN.email,
-        SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-        SANDFLOW_CONSOLE_DIR: consoleDir,
-      },
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    e2e = await startConsoleE2E({ name: 'settings', admin: ADMIN });
     // A person with an organization of their own, verified through the mail they got, and a
     // group they are a member of.
     await call('POST', '/user', { ...PERSON, use_invitation: false });
-    const root = await login(ADMIN.email, ADMIN.password);
-    const mails = await call<{ text: string }[]>(
-      'GET',
-      `/admin/outbox?to=${encodeURIComponent(PERSON.email)}`,
-      undefined,
-      root,
-    );
-    const token = /\/verification\/([\w-]+)/.exec(mails[0]!.text)?.[1];
-    await call('GET', `/verify/${token}`);
-    const me = await login(PERSON.email, PERSON.password);
+    await verify(call, ADMIN, PERSON.email);
+    const me = await login(call, PERSON);
     const organization = await call<{ id: string }>('GET', '/organization', undefined, me);
     await call(
       'POST',
@@ -113,14 +48,12 @@ describe.skipIf(!hasChromium)('Users Settings and Super Settings (Chromium)', ()
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it('Users Settings: an organization admin sets a member’s quota and UID', async () => {
-    const page = await signedIn(PERSON, 1400);
-    await page.goto(`${platform.url}/settings/users`);
+    const page = await signIn(e2e, PERSON, 1400);
+    await page.goto(`${e2e.platform.url}/settings/users`);
     const table = page.getByRole('table', { name: 'Members of Engine Room' });
     await table.waitFor();
     expect(await page.getByRole('main').innerText()).not.toMatch(KEYS);
@@ -138,8 +71,8 @@ describe.skipIf(!hasChromium)('Users Settings and Super Settings (Chromium)', ()
       .toContain('4242');
     await page.close();
 
-    const narrow = await signedIn(PERSON, 574);
-    await narrow.goto(`${platform.url}/settings/users`);
+    const narrow = await signIn(e2e, PERSON, 574);
+    await narrow.goto(`${e2e.platform.url}/settings/users`);
     await narrow.getByRole('table', { name: 'Members of Engine Room' }).waitFor();
     await shot(narrow, 'users-settings-574');
     expect(await overflow(narrow)).toBeLessThanOrEqual(0);
@@ -147,16 +80,16 @@ describe.skipIf(!hasChromium)('Users Settings and Super Settings (Chromium)', ()
   });
 
   it('Super Settings: every tab shows words; an organization is created and deleted with its users', async () => {
-    const page = await signedIn(ADMIN, 1400);
+    const page = await signIn(e2e, ADMIN, 1400);
     for (const tab of ['organizations', 'groups', 'users', 'cluster_managers', 'miscellaneous']) {
-      await page.goto(`${platform.url}/settings/admin?tab=${tab}`);
+      await page.goto(`${e2e.platform.url}/settings/admin?tab=${tab}`);
       await page.getByRole('main').getByRole('button').first().waitFor();
       await settled(page);
       expect(await page.getByRole('main').innerText(), tab).not.toMatch(KEYS);
       await shot(page, `super-${tab}-1400`);
     }
 
-    await page.goto(`${platform.url}/settings/admin?tab=organizations`);
+    await page.goto(`${e2e.platform.url}/settings/admin?tab=organizations`);
     const table = page.getByRole('table', { name: 'Organizations' });
     await table.getByText(PERSON.organization).waitFor();
     await page.getByRole('button', { name: 'Create new' }).click();
@@ -176,9 +109,9 @@ describe.skipIf(!hasChromium)('Users Settings and Super Settings (Chromium)', ()
     await expect.poll(() => table.getByText(name).count()).toBe(0);
     await page.close();
 
-    const narrow = await signedIn(ADMIN, 574);
+    const narrow = await signIn(e2e, ADMIN, 574);
     for (const tab of ['organizations', 'groups', 'users', 'miscellaneous']) {
-      await narrow.goto(`${platform.url}/settings/admin?tab=${tab}`);
+      await narrow.goto(`${e2e.platform.url}/settings/admin?tab=${tab}`);
       await narrow.getByRole('main').getByRole('button').first().waitFor();
       await settled(narrow);
       await shot(narrow, `super-${tab}-574`);
