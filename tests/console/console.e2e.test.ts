@@ -1,18 +1,19 @@
 // The console end to end: Debian's Chromium (playwright-core) against `npm start`'s entry
 // point with a production build of the console. Screenshots of each screen land in
 // test-results/console/.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  CHROMIUM,
+  type ConsoleE2E,
+  hasChromium,
+  login,
+  shot,
+  signIn,
+  startConsoleE2E,
+} from '../support/console-e2e.js';
 
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-const shots = path.join(repoRoot, 'test-results/console');
-const ADMIN = { username: 'root@example.com', password: 'Console-E2e-Passw0rd!' };
+const ADMIN = { email: 'root@example.com', password: 'Console-E2e-Passw0rd!' };
 const PERSON = {
   first: 'Ada',
   last: 'Lovelace',
@@ -21,84 +22,28 @@ const PERSON = {
   organization: `Analytical Engines ${Date.now() % 100000}`,
 };
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
-let consoleDir: string;
+let e2e: ConsoleE2E;
+const call = apiCaller(() => e2e.platform.url);
 
 /** The API as the super admin (for reading the outbox and acting as "another user"). */
-async function asAdmin<T>(method: string, apiPath: string, body?: unknown): Promise<T> {
-  const login = await fetch(`${platform.url}/api/v0/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  const token = ((await login.json()) as { result: { access_token: string } }).result.access_token;
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T; status: number };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
+const asAdmin = async <T>(method: string, apiPath: string, body?: unknown): Promise<T> =>
+  call<T>(method, apiPath, body, await login(call, ADMIN));
 
 /** A page signed in as the registered person (through the login screen). */
-async function signedIn(viewport = { width: 1280, height: 800 }) {
-  const page = await browser.newPage({ viewport });
-  await page.goto(`${platform.url}/login`);
-  await page.getByLabel('Email').fill(PERSON.email);
-  await page.getByLabel('Password', { exact: true }).fill(PERSON.password);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.waitForURL(/\/dashboard/);
-  return { page };
-}
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-}
+const signedIn = (viewport = { width: 1280, height: 800 }) => signIn(e2e, PERSON, viewport);
 
 describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-console-e2e-'));
-    consoleDir = path.join(dataDir, 'console');
-    await build({
-      root: path.join(repoRoot, 'console'),
-      logLevel: 'warn',
-      build: { outDir: consoleDir, emptyOutDir: true },
-    });
-    platform = await startPlatform({
-      dataDir,
-      env: {
-        SANDFLOW_ADMIN_EMAIL: ADMIN.username,
-        SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-        SANDFLOW_CONSOLE_DIR: consoleDir,
-      },
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    e2e = await startConsoleE2E({ name: 'console', admin: ADMIN });
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it('registers a new organization, verifies the e-mail, signs in and shows the organization', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${platform.url}/signup`);
+    const page = await e2e.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${e2e.platform.url}/signup`);
     await page.getByLabel('First name').fill(PERSON.first);
     await page.getByLabel('Last name').fill(PERSON.last);
     await page.getByLabel('Email').fill(PERSON.email);
@@ -116,7 +61,7 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
     );
     const link = /\/verification\/[\w-]+/.exec(mails[0]!.text)?.[0];
     expect(link, mails[0]?.text).toBeDefined();
-    await page.goto(`${platform.url}${link}`);
+    await page.goto(`${e2e.platform.url}${link}`);
     await page.getByText('Verification success').waitFor();
     await page.getByText(/You will redirect to the login page in \d sec/).waitFor();
     await shot(page, 'verification');
@@ -138,7 +83,7 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
   });
 
   it("shows another person's action as a toast and in the bell without reload", async () => {
-    const { page } = await signedIn();
+    const page = await signedIn();
     await page.getByLabel('Realtime: connected').waitFor();
     const organizations = await asAdmin<{ id: string; name: string }[]>('GET', '/organizations');
     const org = organizations.find((o) => o.name === PERSON.organization)!;
@@ -154,8 +99,8 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
   });
 
   it('translates the shell into Italian and French', async () => {
-    const { page } = await signedIn();
-    await page.goto(`${platform.url}/profile?tab=preferences`);
+    const page = await signedIn();
+    await page.goto(`${e2e.platform.url}/profile?tab=preferences`);
     for (const [language, dot, section] of [
       ['Italiano', 'Tempo reale: connesso', 'Sessione'],
       ['Français', 'Temps réel : connecté', 'Session'],
@@ -172,13 +117,7 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
   });
 
   it('lets the super admin read the mail outbox from the settings gear', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${platform.url}/login`);
-    await page.getByLabel('Email').fill(ADMIN.username);
-    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Login' }).click();
-    await page.waitForURL(/\/dashboard/);
+    const page = await signIn(e2e, ADMIN, { width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('menuitem', { name: 'Mail outbox' }).click();
     await page.getByLabel('Filter by recipient').fill(PERSON.email);
@@ -187,11 +126,11 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
       .first()
       .waitFor();
     await shot(page, 'outbox');
-    await context.close();
+    await page.close();
   });
 
   it('has a mobile navigation at 574 px, the events log, and logs out', async () => {
-    const { page } = await signedIn({ width: 574, height: 900 });
+    const page = await signedIn({ width: 574, height: 900 });
     await page.getByRole('button', { name: 'Open navigation' }).click();
     await page.getByRole('link', { name: 'Sandbox' }).waitFor();
     // The drawer slides in: take the picture once it has arrived.
@@ -201,14 +140,14 @@ describe.skipIf(!hasChromium)('console end to end (Chromium)', () => {
     await shot(page, 'mobile-navigation');
     await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${platform.url}/logs`);
+    await page.goto(`${e2e.platform.url}/logs`);
     await page.getByText('Engine Room').first().waitFor();
     await shot(page, 'logs');
     await page.getByRole('button', { name: 'Account' }).click();
     await page.getByRole('menuitem', { name: 'Logout' }).click();
     await page.waitForURL(/\/login/);
     // Signed out for real: the console sends the person back to /login.
-    await page.goto(`${platform.url}/profile`);
+    await page.goto(`${e2e.platform.url}/profile`);
     await page.waitForURL(/\/login\?backurl=%2Fprofile/);
     await page.close();
   });
