@@ -9,17 +9,25 @@
 // way of writing them needs real runs), then the platform starts again on the same data.
 // Screenshots at 1400 px and 574 px land in test-results/console/.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createDatabase } from '@sandflow/embedded/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  type ConsoleE2E,
+  hasChromium,
+  login as loginAs,
+  mailTo as mailToAs,
+  overflow,
+  settled,
+  shot,
+  signIn,
+  startConsoleE2E,
+  verify as verifyAs,
+  type Who,
+} from '../support/console-e2e.js';
 
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-const shots = path.join(repoRoot, 'test-results/console');
 const stamp = Date.now() % 100000;
 const ADMIN = { email: 'root@example.com', password: 'Roles-E2e-Passw0rd!' };
 const FOUNDER = {
@@ -43,7 +51,6 @@ const MEMBER = {
 };
 const GROUP = 'Crew';
 
-type Who = { email: string; password: string };
 /**
  * Spec 3 §6, row by row, for each role (spec 1 §2.2 for the gear). `billing` is how many of the
  * seeded records the role's billing page lists: the organization's for administrator-type roles,
@@ -125,92 +132,17 @@ const MATRIX: Rights[] = [
   },
 ];
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
-let consoleDir: string;
-
-async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
-const login = async (who: Who) =>
-  (await call<{ access_token: string }>('POST', '/login', { username: who.email, password: who.password }))
-    .access_token;
-/** The last mail to `email` (the platform keeps it in the outbox without SMTP), read by the super admin. */
-async function mailTo(email: string): Promise<string> {
-  const root = await login(ADMIN);
-  const mails = await call<{ text: string }[]>(
-    'GET',
-    `/admin/outbox?to=${encodeURIComponent(email)}`,
-    undefined,
-    root,
-  );
-  return mails[0]!.text;
-}
-async function verify(email: string) {
-  const token = /\/verification\/([\w-]+)/.exec(await mailTo(email))?.[1];
-  await call('GET', `/verify/${token}`);
-}
-
-const startOn = (dir: string) =>
-  startPlatform({
-    dataDir: dir,
-    env: {
-      SANDFLOW_ADMIN_EMAIL: ADMIN.email,
-      SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-      SANDFLOW_CONSOLE_DIR: consoleDir,
-    },
-  });
-
-async function signedIn(who: Who, width: number) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(`${platform.url}/login`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.waitForURL(/\/dashboard/);
-  return page;
-}
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-const overflow = (page: Page) =>
-  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-const settled = (page: Page) =>
-  expect.poll(() => page.getByRole('main').getByRole('progressbar').count(), { timeout: 15_000 }).toBe(0);
+let e2e: ConsoleE2E;
+const call = apiCaller(() => e2e.platform.url);
+const login = (who: Who) => loginAs(call, who);
+const mailTo = (email: string) => mailToAs(call, ADMIN, email);
+const verify = (email: string) => verifyAs(call, ADMIN, email);
+const signedIn = (who: Who, width: number) => signIn(e2e, who, width);
 const forbidden = (page: Page) => page.getByTestId('settings-forbidden');
 
 describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-roles-e2e-'));
-    consoleDir = path.join(dataDir, 'console');
-    await build({
-      root: path.join(repoRoot, 'console'),
-      logLevel: 'warn',
-      build: { outDir: consoleDir, emptyOutDir: true },
-    });
-    platform = await startOn(dataDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    e2e = await startConsoleE2E({ name: 'roles', admin: ADMIN });
 
     // The founder registers with an organization of their own (its admin) and invites two people,
     // who register through their invitations; a group with one as its admin and both as members.
@@ -246,47 +178,45 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
 
     // Billing records, as the runner writes them when steps end (spec 2 §9 prices: 2 cores /
     // 2 GB at 0.0192 $/h × 1.5 = 0.0288 $/h = 28,800,000 nano-dollars an hour).
-    await platform.stop('SIGTERM');
-    const db = createDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
-    const hour = 3_600_000_000_000n;
-    const owners = [
-      ...Array.from({ length: SEEDED.founder }, () => ids[0]!),
-      ...Array.from({ length: SEEDED.groupAdmin }, () => ids[1]!),
-      ...Array.from({ length: SEEDED.member }, () => ids[2]!),
-    ];
-    await db('step_records').insert(
-      owners.map((user, i) => ({
-        run_uid: `uid-${i}`,
-        run_name: `nightly-etl-${i}`,
-        node_id: 'n1',
-        attempt: '0',
-        organization_id: organization.id,
-        group_id: group.id,
-        user_id: user,
-        session: i % 2 ? 'session-b' : 'session-a',
-        session_name: i % 2 ? 'Ad hoc' : 'Nightly ETL',
-        sandbox_id: 'sb-1',
-        sandbox_name: 'extract',
-        status: 'Succeeded',
-        cpu: 1000,
-        memory: 1024,
-        disk: 100,
-        started_at: new Date(Date.UTC(2026, 10, 20, i)),
-        stopped_at: new Date(Date.UTC(2026, 10, 20, i + 1)),
-        duration_ns: String(hour * BigInt(i + 1)),
-        machine_cpu: 2000,
-        machine_memory: 2048,
-        amount_nano: String(28_800_000n * BigInt(i + 1)),
-      })),
-    );
-    await db.destroy();
-    platform = await startOn(dataDir);
+    await e2e.restart(async () => {
+      const db = createDatabase({ pgliteDir: path.join(e2e.dataDir, 'pglite') });
+      const hour = 3_600_000_000_000n;
+      const owners = [
+        ...Array.from({ length: SEEDED.founder }, () => ids[0]!),
+        ...Array.from({ length: SEEDED.groupAdmin }, () => ids[1]!),
+        ...Array.from({ length: SEEDED.member }, () => ids[2]!),
+      ];
+      await db('step_records').insert(
+        owners.map((user, i) => ({
+          run_uid: `uid-${i}`,
+          run_name: `nightly-etl-${i}`,
+          node_id: 'n1',
+          attempt: '0',
+          organization_id: organization.id,
+          group_id: group.id,
+          user_id: user,
+          session: i % 2 ? 'session-b' : 'session-a',
+          session_name: i % 2 ? 'Ad hoc' : 'Nightly ETL',
+          sandbox_id: 'sb-1',
+          sandbox_name: 'extract',
+          status: 'Succeeded',
+          cpu: 1000,
+          memory: 1024,
+          disk: 100,
+          started_at: new Date(Date.UTC(2026, 10, 20, i)),
+          stopped_at: new Date(Date.UTC(2026, 10, 20, i + 1)),
+          duration_ns: String(hour * BigInt(i + 1)),
+          machine_cpu: 2000,
+          machine_memory: 2048,
+          amount_nano: String(28_800_000n * BigInt(i + 1)),
+        })),
+      );
+      await db.destroy();
+    });
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it.each(MATRIX)('$role: the gear and its entries', async (rights) => {
@@ -316,7 +246,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
       ['/settings/organization', rights.organizationSettings],
       ['/settings/users', rights.usersSettings],
     ] as const) {
-      await page.goto(`${platform.url}${screen}`);
+      await page.goto(`${e2e.platform.url}${screen}`);
       if (allowed) {
         await page.getByRole('main').getByRole('heading').first().waitFor();
         await settled(page);
@@ -332,7 +262,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
     '$role: Super Settings tabs and Create new',
     async (rights) => {
       const page = await signedIn(rights.who, 1400);
-      await page.goto(`${platform.url}/settings/admin`);
+      await page.goto(`${e2e.platform.url}/settings/admin`);
       const tabs = page.getByRole('navigation', { name: 'Super Settings' }).getByRole('button');
       await tabs.first().waitFor();
       expect(await tabs.allInnerTexts()).toEqual([
@@ -351,7 +281,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
     '$role: Organization Settings sections, Create Group, the cluster token and the Automatic Provisioner card',
     async (rights) => {
       const page = await signedIn(rights.who, 1400);
-      await page.goto(`${platform.url}/settings/organization`);
+      await page.goto(`${e2e.platform.url}/settings/organization`);
       const sections = page.getByRole('navigation', { name: 'Organization Settings' }).getByRole('button');
       await sections.first().waitFor();
       expect(await sections.allInnerTexts()).toEqual([
@@ -362,11 +292,11 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
         'Organization Registry',
         'Mount Points',
       ]);
-      await page.goto(`${platform.url}/settings/organization?section=groups`);
+      await page.goto(`${e2e.platform.url}/settings/organization?section=groups`);
       const create = page.getByRole('button', { name: 'Create Group' });
       await create.waitFor();
       expect(await create.isEnabled()).toBe(rights.manageOrganization);
-      await page.goto(`${platform.url}/settings/organization?section=clusterManagers`);
+      await page.goto(`${e2e.platform.url}/settings/organization?section=clusterManagers`);
       const token = page.getByRole('button', { name: /^(Add new|Generate Token)$/ }).first();
       await token.waitFor();
       expect(await token.isEnabled()).toBe(rights.manageOrganization);
@@ -382,7 +312,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
     '$role: Users Settings — Add User (choosing the organization or not), Edit Quota and Remove from group',
     async (rights) => {
       const page = await signedIn(rights.who, 1400);
-      await page.goto(`${platform.url}/settings/users`);
+      await page.goto(`${e2e.platform.url}/settings/users`);
       await page.getByRole('main').getByRole('heading').first().waitFor();
       await settled(page);
       expect(await page.getByRole('button', { name: 'Add User' }).count(), 'Add User').toBe(
@@ -411,7 +341,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
 
   it.each(MATRIX)('$role: the billing page, with the records the role may see', async (rights) => {
     const page = await signedIn(rights.who, 1400);
-    await page.goto(`${platform.url}/billing`);
+    await page.goto(`${e2e.platform.url}/billing`);
     await page.getByRole('heading', { level: 1, name: 'Billing' }).waitFor();
     await page.getByText(rights.billing.scope).waitFor();
     const records = page.getByRole('table', { name: 'Billing records' });
@@ -423,13 +353,13 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
 
   it("Edit Organization: the super admin enables the founder's automatic provisioner, whose card then takes limits", async () => {
     const founder = await signedIn(FOUNDER, 1400);
-    await founder.goto(`${platform.url}/settings/organization?section=clusterManagers`);
+    await founder.goto(`${e2e.platform.url}/settings/organization?section=clusterManagers`);
     const card = founder.getByRole('region', { name: 'Automatic Provisioner' });
     await card.getByText('The super admin has not enabled the automatic provisioner').waitFor();
     expect(await card.getByRole('switch', { name: 'Use the automatic provisioner' }).isDisabled()).toBe(true);
 
     const root = await signedIn(ADMIN, 1400);
-    await root.goto(`${platform.url}/settings/admin?tab=organizations`);
+    await root.goto(`${e2e.platform.url}/settings/admin?tab=organizations`);
     await root.getByRole('button', { name: `Edit ${FOUNDER.organization}` }).click();
     const dialog = root.getByRole('dialog', { name: 'Edit Organization' });
     await dialog.getByRole('switch', { name: 'Enable the automatic provisioner' }).check();
@@ -452,7 +382,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
 
   it('billing page screenshots at 1400 px and 574 px, the CSV downloads, no horizontal overflow', async () => {
     const wide = await signedIn(FOUNDER, 1400);
-    await wide.goto(`${platform.url}/billing`);
+    await wide.goto(`${e2e.platform.url}/billing`);
     await wide.getByRole('table', { name: 'Billing records' }).getByRole('row').nth(6).waitFor();
     // The total: 28,800,000 × (1 + 2 + … + 6) nano-dollars = $0.6048 → $0.60.
     expect(await wide.getByTestId('billing-total').innerText()).toBe('$0.60');
@@ -471,7 +401,7 @@ describe.skipIf(!hasChromium)('the role matrix (spec 3 §6) in Chromium', () => 
     await wide.close();
 
     const narrow = await signedIn(FOUNDER, 574);
-    await narrow.goto(`${platform.url}/billing`);
+    await narrow.goto(`${e2e.platform.url}/billing`);
     await narrow.getByRole('table', { name: 'Billing records' }).getByRole('row').nth(6).waitFor();
     await shot(narrow, 'billing-574');
     expect(await overflow(narrow)).toBeLessThanOrEqual(0);
