@@ -5,17 +5,22 @@
 // and the member Session Runs, the run comparison (session~run picked with completion) and their
 // free resources, at 1400 px and 574 px, in English, Italian and French. Screenshots land in
 // test-results/console/ (dashboard-*.png).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  type ConsoleE2E,
+  hasChromium,
+  login as loginAs,
+  mailTo as mailToAs,
+  overflow,
+  shot as shotAs,
+  signIn,
+  startConsoleE2E,
+  verify as verifyAs,
+  type Who,
+} from '../support/console-e2e.js';
 
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-const shots = path.join(repoRoot, 'test-results/console');
 const ADMIN = { email: 'root@example.com', password: 'Dashboard-E2e-Passw0rd!' };
 const stamp = Date.now();
 const FOUNDER = {
@@ -38,58 +43,15 @@ const OUTCOMES = { success: 3, failed: 2 };
 const SESSIONS = { ok: 'Nightly ETL', broken: 'Broken loader' };
 const KEYS = /\b(filters|states|cards|sessionRuns|clusters|resources|units|comparison|free)\.[a-zA-Z]/;
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
-let consoleDir: string;
+let e2e: ConsoleE2E;
 /** Short ids of an ended run of each of the member's sessions (the run comparison picks them). */
 let completedRun: string;
 let failedRun: string;
 
-async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
-const login = async (who: { email: string; password: string }) =>
-  (await call<{ access_token: string }>('POST', '/login', { username: who.email, password: who.password }))
-    .access_token;
-async function mailTo(email: string): Promise<string> {
-  const mails = await call<{ text: string }[]>(
-    'GET',
-    `/admin/outbox?to=${encodeURIComponent(email)}`,
-    undefined,
-    await login(ADMIN),
-  );
-  return mails[0]!.text;
-}
-async function verify(email: string) {
-  const token = /\/verification\/([\w-]+)/.exec(await mailTo(email))?.[1];
-  await call('GET', `/verify/${token}`);
-}
-
-const startOn = (dir: string) =>
-  startPlatform({
-    dataDir: dir,
-    // Other suites share the two cores: a slow start is not a failure here.
-    timeoutMs: 180_000,
-    env: {
-      SANDFLOW_ADMIN_EMAIL: ADMIN.email,
-      SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-      SANDFLOW_CONSOLE_DIR: consoleDir,
-      // Steps are host processes: no image to pull for the member's sessions.
-      SANDFLOW_RUNTIME: 'process',
-    },
-  });
+const call = apiCaller(() => e2e.platform.url);
+const login = (who: Who) => loginAs(call, who);
+const mailTo = (email: string) => mailToAs(call, ADMIN, email);
+const verify = (email: string) => verifyAs(call, ADMIN, email);
 
 /** Asks `check` every half second until it answers something (expect.poll is for tests only). */
 async function until<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
@@ -113,13 +75,8 @@ const ended = (run: string, token: string) =>
     `end of run ${run}`,
   );
 
-async function signedIn(who: { email: string; password: string }, width: number, language = 'en') {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(`${platform.url}/login`);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Login' }).click();
-  await page.waitForURL(/\/dashboard/);
+async function signedIn(who: Who, width: number, language = 'en') {
+  const page = await signIn(e2e, who, width);
   if (language !== 'en') {
     // The console reads the language from local storage (spec 1 §9) when it starts.
     await page.evaluate(`localStorage.setItem('language', '${language}')`);
@@ -128,10 +85,7 @@ async function signedIn(who: { email: string; password: string }, width: number,
   return page;
 }
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(shots, `dashboard-${name}.png`), fullPage: true });
-const overflow = (page: Page) =>
-  page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+const shot = (page: Page, name: string) => shotAs(page, `dashboard-${name}`);
 /** A chart panel in a state, and (ready) its drawn svg. */
 const chart = (page: Page, id: string, state = 'ready') =>
   page.locator(`[data-testid="${id}"][data-state="${state}"]`);
@@ -150,24 +104,13 @@ const settled = (page: Page) =>
 
 describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-dashboard-e2e-'));
-    consoleDir = path.join(dataDir, 'console');
-    await build({
-      root: path.join(repoRoot, 'console'),
-      logLevel: 'warn',
-      build: { outDir: consoleDir, emptyOutDir: true },
-    });
-    platform = await startOn(dataDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    e2e = await startConsoleE2E({
+      name: 'dashboard',
+      admin: ADMIN,
+      // Steps are host processes: no image to pull for the member's sessions.
+      env: { SANDFLOW_RUNTIME: 'process' },
+      // Other suites share the two cores: a slow start is not a failure here.
+      timeoutMs: 180_000,
     });
 
     // The founder's organization, a member invited into it, and a group of both.
@@ -267,9 +210,7 @@ describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
   }, 420_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it('the organization admin sees Session Runs and Cluster Managers, drawn, at 1400 px and 574 px', async () => {
