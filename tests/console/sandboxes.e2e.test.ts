@@ -9,20 +9,28 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { findBwrap } from '@sandflow/embedded/runner';
 import { buildBusyboxImage, copyImage, LayoutStore } from '@sandflow/images';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, startPlatform, type Platform } from '../support/platform.js';
+import {
+  apiCaller,
+  CHROMIUM,
+  type ConsoleE2E,
+  hasChromium,
+  login as loginAs,
+  shot as shotAs,
+  signIn,
+  startConsoleE2E,
+  verify,
+  type Who,
+} from '../support/console-e2e.js';
 
 const run = promisify(execFile);
-const CHROMIUM = process.env.SANDFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const missing = !fs.existsSync(CHROMIUM)
+const missing = !hasChromium
   ? `no Chromium at ${CHROMIUM} (apt-get install chromium)`
   : !findBwrap()
     ? 'no bwrap: the sandbox builder needs bubblewrap (apt-get install bubblewrap)'
     : undefined;
-const shots = path.join(repoRoot, 'test-results/console/sandboxes');
-const ADMIN = { username: 'root@example.com', password: 'Sandbox-E2e-Passw0rd!' };
+const ADMIN = { email: 'root@example.com', password: 'Sandbox-E2e-Passw0rd!' };
 const PERSON = {
   first_name: 'Grace',
   last_name: 'Hopper',
@@ -32,38 +40,19 @@ const PERSON = {
 };
 const IMAGE = 'sandflow.local/busybox';
 
-let platform: Platform;
-let browser: Browser;
-let dataDir: string;
+let e2e: ConsoleE2E;
 // What the workflow journey made, for the session journey after it.
 let journey: { workflow: string; group: string } | undefined;
 
-async function api<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${platform.url}/api/v0${apiPath}`, {
-    method,
-    headers: {
-      'Content-Type': 'application/json',
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { result: T };
-  if (response.status >= 300)
-    throw new Error(`${method} ${apiPath}: ${response.status} ${JSON.stringify(json)}`);
-  return json.result;
-}
-
-const login = async (username: string, password: string) =>
-  (await api<{ access_token: string }>('POST', '/login', { username, password })).access_token;
+const api = apiCaller(() => e2e.platform.url);
+const login = (who: Who) => loginAs(api, who);
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', path.join(dataDir, 'kubeconfig'), ...args]);
+  const { stdout } = await run('kubectl', ['--kubeconfig', path.join(e2e.dataDir, 'kubeconfig'), ...args]);
   return stdout;
 }
 
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-}
+const shot = (page: Page, name: string) => shotAs(page, `sandboxes/${name}`);
 
 /** busybox-static as `sandflow.local/busybox:latest` in the platform's local store (npm run images:local). */
 async function importBusybox(imagesDir: string) {
@@ -86,66 +75,27 @@ async function importBusybox(imagesDir: string) {
 
 describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
   beforeAll(async () => {
-    fs.mkdirSync(shots, { recursive: true });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-sandbox-e2e-'));
-    const consoleDir = path.join(dataDir, 'console');
-    await Promise.all([
-      build({
-        root: path.join(repoRoot, 'console'),
-        logLevel: 'warn',
-        build: { outDir: consoleDir, emptyOutDir: true },
-      }),
-      importBusybox(path.join(dataDir, 'images')),
-    ]);
-    platform = await startPlatform({
-      dataDir,
-      env: {
-        SANDFLOW_ADMIN_EMAIL: ADMIN.username,
-        SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-        SANDFLOW_CONSOLE_DIR: consoleDir,
-        SANDFLOW_RUNTIME: 'bwrap',
-      },
+    e2e = await startConsoleE2E({
+      name: 'sandbox',
+      admin: ADMIN,
+      env: { SANDFLOW_RUNTIME: 'bwrap' },
       timeoutMs: 180_000,
+      prepare: (dataDir) => importBusybox(path.join(dataDir, 'images')),
     });
     // A person with an organization of their own, verified through the outbox.
     await api('POST', '/user', { ...PERSON, use_invitation: false });
-    const admin = await login(ADMIN.username, ADMIN.password);
-    const mails = await api<{ text: string }[]>(
-      'GET',
-      `/admin/outbox?to=${encodeURIComponent(PERSON.email)}`,
-      undefined,
-      admin,
-    );
-    const token = /\/verification\/([\w-]+)/.exec(mails[0]!.text)![1]!;
-    await api('GET', `/verify/${token}`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    await verify(api, ADMIN, PERSON.email);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await platform?.stop('SIGTERM');
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await e2e?.close();
   });
 
   it('builds a sandbox in the terminal, saves it, and renames, clones and force-deletes it', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${platform.url}/login`);
-    await page.getByLabel('Email').fill(PERSON.email);
-    await page.getByLabel('Password', { exact: true }).fill(PERSON.password);
-    await page.getByRole('button', { name: 'Login' }).click();
-    await page.waitForURL(/\/dashboard/);
+    const page = await signIn(e2e, PERSON, 1400);
 
     // The empty list offers to create one.
-    await page.goto(`${platform.url}/sandbox/list`);
+    await page.goto(`${e2e.platform.url}/sandbox/list`);
     await page
       .getByRole('link', { name: 'Create new Sandbox' })
       .or(page.getByRole('button', { name: 'Create new Sandbox' }))
@@ -196,7 +146,7 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
     expect(saved?.spec.image?.ref).toMatch(/^sandflow\.local\/.+\/answer_box:1\.0\.0@sha256:[0-9a-f]{64}$/);
 
     // The list: rename inline, clone.
-    await page.goto(`${platform.url}/sandbox/list`);
+    await page.goto(`${e2e.platform.url}/sandbox/list`);
     await page.getByRole('button', { name: 'answer_box', exact: true }).click();
     const rename = page.getByLabel('Rename answer_box');
     await rename.fill('answer_box_v2');
@@ -209,7 +159,7 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
     await shot(page, 'list');
 
     // A workflow uses it: the delete comes back with it, and the forced delete invalidates it.
-    const token = await login(PERSON.email, PERSON.password);
+    const token = await login(PERSON);
     const workflow = await api<{ uuid: string }>(
       'POST',
       '/workflow',
@@ -249,8 +199,8 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
   }, 300_000);
 
   it('draws a workflow in the editor, saves it valid, and a session runs it to COMPLETED', async () => {
-    const admin = await login(ADMIN.username, ADMIN.password);
-    const token = await login(PERSON.email, PERSON.password);
+    const admin = await login(ADMIN);
+    const token = await login(PERSON);
     // Room to run: an organization quota and a group of the person with a quota of its own.
     const organizations = await api<{ id: string; name: string }[]>(
       'GET',
@@ -283,13 +233,8 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
         token,
       );
 
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${platform.url}/login`);
-    await page.getByLabel('Email').fill(PERSON.email);
-    await page.getByLabel('Password', { exact: true }).fill(PERSON.password);
-    await page.getByRole('button', { name: 'Login' }).click();
-    await page.waitForURL(/\/dashboard/);
-    await page.goto(`${platform.url}/workflow/create`);
+    const page = await signIn(e2e, PERSON, 1400);
+    await page.goto(`${e2e.platform.url}/workflow/create`);
     await page.getByRole('textbox', { name: /^Name\s*\*?$/ }).fill('journey');
     await page.getByRole('button', { name: 'Add hello to the canvas' }).click();
     await page.getByRole('button', { name: 'Add world to the canvas' }).click();
@@ -366,7 +311,7 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
         },
       )
       .toBe('COMPLETED');
-    await page.goto(`${platform.url}/dashboard/session/${started.schedule_id}/${started.run_uuid}`);
+    await page.goto(`${e2e.platform.url}/dashboard/session/${started.schedule_id}/${started.run_uuid}`);
     await page.waitForTimeout(2000);
     await shot(page, 'run-dashboard');
     await page.close();
@@ -374,14 +319,9 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
 
   it('creates a session in the form, starts it, follows the run from the list to the dashboard and its log', async () => {
     expect(journey, 'the workflow journey ran first').toBeDefined();
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${platform.url}/login`);
-    await page.getByLabel('Email').fill(PERSON.email);
-    await page.getByLabel('Password', { exact: true }).fill(PERSON.password);
-    await page.getByRole('button', { name: 'Login' }).click();
-    await page.waitForURL(/\/dashboard/);
+    const page = await signIn(e2e, PERSON, 1400);
 
-    await page.goto(`${platform.url}/session/create`);
+    await page.goto(`${e2e.platform.url}/session/create`);
     await page.getByRole('textbox', { name: /^Name\s*\*?$/ }).fill('nightly journey');
     await page.getByRole('combobox', { name: /^Workflow/ }).click();
     await page.getByRole('option', { name: /^journey/ }).click();
@@ -396,7 +336,7 @@ describe.skipIf(!!missing)('sandbox and workflow journeys (Chromium)', () => {
     await page.getByText('Run request successfully.').first().waitFor();
 
     // The list shows it; its runs modal reaches COMPLETED and opens the dashboard.
-    await page.goto(`${platform.url}/session/list`);
+    await page.goto(`${e2e.platform.url}/session/list`);
     const row = page.getByRole('row', { name: /nightly journey/ });
     await row.waitFor();
     await row.getByRole('button', { name: 'Show all runs' }).click();
