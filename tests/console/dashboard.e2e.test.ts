@@ -102,6 +102,18 @@ const sections = (page: Page) => page.getByRole('main').getByRole('heading', { l
 const settled = (page: Page) =>
   expect.poll(() => page.locator('[data-state="loading"]').count(), { timeout: 30_000 }).toBe(0);
 
+/** The dashboard as `who` at `width`, loaded, with these sections (sorted) and summary cards (in order). */
+async function dashboardOf(who: Who, width: number, sectionNames: string[], cards: string[]) {
+  const page = await signedIn(who, width);
+  await page.getByRole('heading', { level: 1, name: 'Organization dashboard' }).waitFor();
+  await settled(page);
+  expect((await sections(page)).sort()).toEqual(sectionNames);
+  expect(
+    await page.getByRole('list', { name: 'Organization dashboard' }).getByRole('listitem').allInnerTexts(),
+  ).toEqual(cards.map((card) => expect.stringContaining(card)));
+  return page;
+}
+
 describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
   beforeAll(async () => {
     e2e = await startConsoleE2E({
@@ -215,20 +227,12 @@ describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
 
   it('the organization admin sees Session Runs and Cluster Managers, drawn, at 1400 px and 574 px', async () => {
     for (const width of [1400, 574]) {
-      const page = await signedIn(FOUNDER, width);
-      await page.getByRole('heading', { level: 1, name: 'Organization dashboard' }).waitFor();
-      await settled(page);
-      expect((await sections(page)).sort()).toEqual(['Cluster Managers', 'Session Runs']);
-      expect(
-        await page
-          .getByRole('list', { name: 'Organization dashboard' })
-          .getByRole('listitem')
-          .allInnerTexts(),
-      ).toEqual([
-        expect.stringContaining('Scheduled Runs'),
-        expect.stringContaining('Active Runs'),
-        expect.stringContaining('Active Groups'),
-      ]);
+      const page = await dashboardOf(
+        FOUNDER,
+        width,
+        ['Cluster Managers', 'Session Runs'],
+        ['Scheduled Runs', 'Active Runs', 'Active Groups'],
+      );
       // 5 ended runs, 3 of them successful.
       await expect.poll(() => page.getByTestId('card-ended').innerText()).toContain('5');
       expect(await page.getByTestId('card-success').innerText()).toContain('3');
@@ -259,20 +263,12 @@ describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
 
   it('the member sees Session Runs, the run comparison and free resources, at 1400 px and 574 px', async () => {
     for (const width of [1400, 574]) {
-      const page = await signedIn(MEMBER, width);
-      await page.getByRole('heading', { level: 1, name: 'Organization dashboard' }).waitFor();
-      await settled(page);
-      expect((await sections(page)).sort()).toEqual(['Run Comparison', 'Session Runs']);
-      expect(
-        await page
-          .getByRole('list', { name: 'Organization dashboard' })
-          .getByRole('listitem')
-          .allInnerTexts(),
-      ).toEqual([
-        expect.stringContaining('Active Sessions'),
-        expect.stringContaining('Active Runs'),
-        expect.stringContaining('Scheduled Runs'),
-      ]);
+      const page = await dashboardOf(
+        MEMBER,
+        width,
+        ['Run Comparison', 'Session Runs'],
+        ['Active Sessions', 'Active Runs', 'Scheduled Runs'],
+      );
       for (const id of ['chart-outcomes', 'chart-group-runs']) await drawn(page, id);
       await chart(page, 'chart-comparison', 'noRuns')
         .getByText('Ops, seems you have no Runs selected')
