@@ -108,9 +108,13 @@ spec:
   return { cookie, ids, me: me.id, group: group.id };
 }
 
-/** Builds the console, starts the platform with it; resolves once it serves. */
-export async function startPlatform() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-bench-dashboard-'));
+/**
+ * Builds the console, starts the platform with it; resolves once it serves. Given a `dataDir`, the
+ * platform uses it and leaves it in place when stopped (bench/org-dashboard restarts on the same
+ * PGlite files after seeding them); otherwise a temp folder, removed at the end.
+ */
+export async function startPlatform(options: { dataDir?: string } = {}) {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-bench-dashboard-'));
   const consoleDir = path.join(dataDir, 'console');
   await run('npx', ['vite', 'build', '--outDir', consoleDir, '--emptyOutDir', '--logLevel', 'error'], {
     cwd: path.join(repoRoot, 'console'),
@@ -150,7 +154,7 @@ export async function startPlatform() {
       child.kill('SIGTERM');
       await exited;
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
   return { url, dataDir, stop };
 }
