@@ -5,8 +5,8 @@
 // The platform of bench/dashboard/platform.ts (`embedded/src/main.ts`, a temp data folder, a fresh
 // build of the console) on a real PostgreSQL: SANDFLOW_TEST_DATABASE_URL's server (a database created
 // here) or a temp cluster of Debian's /usr/lib/postgresql started as bench/statistics does; PGlite in
-// the data folder only when neither exists (the platform is stopped while the records go into its
-// files, then started again). A founder registers an organization (its organization admin) and a
+// the data folder when neither exists or SANDFLOW_BENCH_DATABASE=pglite (the platform is stopped
+// while the records go into its files, then started again). A founder registers an organization (its organization admin) and a
 // group; then bench/statistics's seeding adds the other 49 groups and `steps` step executions (runs
 // of 20 steps spread over October 2026) straight into run_records / step_records and fills the
 // statistics_hourly rollup with the migration's backfill statement.
@@ -278,8 +278,10 @@ async function allGroups(page: Page, ended: Map<string, number>) {
 }
 
 async function main() {
-  const external = process.env.SANDFLOW_TEST_DATABASE_URL;
-  const postgres = external ? null : await startPostgres();
+  // SANDFLOW_BENCH_DATABASE=pglite: the platform's PGlite even where a PostgreSQL could be had.
+  const pglite = process.env.SANDFLOW_BENCH_DATABASE === 'pglite';
+  const external = pglite ? undefined : process.env.SANDFLOW_TEST_DATABASE_URL;
+  const postgres = external || pglite ? null : await startPostgres();
   let database: string;
   let createdDb: string | undefined;
   if (external) {
