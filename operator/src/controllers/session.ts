@@ -38,6 +38,8 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
 
   if (!workflow) {
     phase = 'Invalid';
+    // The Workflow may just not be in the cache yet (applied together with the Session): look again.
+    soon(now.getTime() + 5_000);
     conditions = setCondition(
       conditions,
       {
