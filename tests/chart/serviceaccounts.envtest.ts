@@ -331,8 +331,10 @@ describe.skipIf(!external || !helm)(
       const workflow = await until(
         () => `Workflow ${WORKFLOW} Valid\n${operatorOutput}`,
         async () => {
+          // Applied together, the Workflow may be judged before its Sandboxes are seen: wait for
+          // the verdict the samples deserve, not the first one.
           const w = await get(ORG_NS, 'workflows', WORKFLOW);
-          return condition(w, 'Valid') ? w : undefined;
+          return condition(w, 'Valid') === 'True' ? w : undefined;
         },
         60_000,
       );
@@ -341,8 +343,10 @@ describe.skipIf(!external || !helm)(
         const s = await until(
           () => `Session ${session} Ready\n${operatorOutput}`,
           async () => {
+            // `kubectl apply -f` creates sessions.yaml before workflows.yaml: a Session is first
+            // Invalid (WorkflowNotFound) until the Workflow's arrival requeues it.
             const o = await get(GROUP_NS, 'sessions', session);
-            return condition(o, 'Ready') ? o : undefined;
+            return condition(o, 'Ready') === 'True' ? o : undefined;
           },
           60_000,
         );

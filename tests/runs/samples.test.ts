@@ -85,4 +85,74 @@ describe('config/samples applied with kubectl', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect((await listRuns(env, NS)).filter((r: Run) => r.spec.session === ONE_OFF)).toHaveLength(1);
   });
+
+  it('a Session applied before its Workflow is Invalid (WorkflowNotFound) until the Workflow arrives, then Ready', async () => {
+    const group = { group: 'sandflow.io', version: 'v1alpha1' };
+    const sample = (await env.api.getNamespacedCustomObject({
+      ...group,
+      plural: 'sessions',
+      namespace: NS,
+      name: ONE_OFF,
+    })) as {
+      metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
+    const source = (await env.api.getNamespacedCustomObject({
+      ...group,
+      plural: 'workflows',
+      namespace: String(sample.spec.workflowNamespace),
+      name: String(sample.spec.workflow),
+    })) as { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> };
+    const late = 'c3f1a2b4-0a0b-4c0d-8e0f-000000000001';
+    const name = 'e5d4c3b2-1a09-4f8e-8d7c-6b5a4f3e2d1c';
+    // Suspended: the point is the Session's verdict, not another run.
+    await env.api.createNamespacedCustomObject({
+      ...group,
+      plural: 'sessions',
+      namespace: NS,
+      body: {
+        apiVersion: 'sandflow.io/v1alpha1',
+        kind: 'Session',
+        metadata: { name, labels: sample.metadata.labels, annotations: sample.metadata.annotations },
+        spec: { ...sample.spec, name: 'late workflow', workflow: late, suspend: true },
+      },
+    });
+    type Status = {
+      status?: { phase?: string; conditions?: { type: string; status: string; reason?: string }[] };
+    };
+    const ready = async () => {
+      const s = (await env.api.getNamespacedCustomObject({
+        ...group,
+        plural: 'sessions',
+        namespace: NS,
+        name,
+      })) as Status;
+      return { phase: s.status?.phase, ready: s.status?.conditions?.find((c) => c.type === 'Ready') };
+    };
+    const invalid = await until(async () => {
+      const r = await ready();
+      return r.ready ? r : undefined;
+    }, 20_000);
+    expect(invalid).toMatchObject({
+      phase: 'Invalid',
+      ready: { status: 'False', reason: 'WorkflowNotFound' },
+    });
+
+    await env.api.createNamespacedCustomObject({
+      ...group,
+      plural: 'workflows',
+      namespace: String(sample.spec.workflowNamespace),
+      body: {
+        apiVersion: 'sandflow.io/v1alpha1',
+        kind: 'Workflow',
+        metadata: { name: late, labels: source.metadata.labels },
+        spec: source.spec,
+      },
+    });
+    const healed = await until(async () => {
+      const r = await ready();
+      return r.ready?.status === 'True' ? r : undefined;
+    }, 20_000);
+    expect(healed.phase).toBe('Suspended');
+  });
 });

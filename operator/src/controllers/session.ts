@@ -38,8 +38,7 @@ export async function reconcileSession(ctx: Context, key: string): Promise<Recon
 
   if (!workflow) {
     phase = 'Invalid';
-    // The Workflow may just not be in the cache yet (applied together with the Session): look again.
-    soon(now.getTime() + 5_000);
+    // No polling: the Workflow's arrival requeues every Session naming it (manager.ts).
     conditions = setCondition(
       conditions,
       {
