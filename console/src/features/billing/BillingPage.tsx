@@ -13,13 +13,13 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Typography,
 } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMe } from '../../api/queries';
+import { PagedTableFooter, usePaging } from '../../components/PagedTableFooter';
 import { formatDateTime } from '../../lib/datetime';
 import { formatDollars, formatDuration, formatExactDollars, machineSize } from './format';
 import {
@@ -71,9 +71,7 @@ function Amount({ nano, language }: { nano: string; language: string }) {
 
 function Totals({ data, language }: { data: BillingAnswer; language: string }) {
   const { t } = useTranslation('billing');
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(SESSION_PAGE_SIZES[0]!);
-  const shown = Math.min(page, Math.max(0, Math.ceil(data.sessions.length / size) - 1));
+  const paged = usePaging(SESSION_PAGE_SIZES).of(data.sessions);
   return (
     <Section title={t('sessions.title')} label={t('sessions.title')}>
       <Table size="small" aria-label={t('sessions.title')}>
@@ -87,7 +85,7 @@ function Totals({ data, language }: { data: BillingAnswer; language: string }) {
         </TableHead>
         <TableBody>
           {data.sessions.length === 0 && <EmptyRow columns={4} text={t('noData')} />}
-          {data.sessions.slice(shown * size, shown * size + size).map((s) => (
+          {paged.rows.map((s) => (
             <TableRow key={s.session} hover>
               <TableCell sx={{ wordBreak: 'break-word' }}>{s.session_name || s.session}</TableCell>
               <TableCell align="right">{s.records}</TableCell>
@@ -99,20 +97,7 @@ function Totals({ data, language }: { data: BillingAnswer; language: string }) {
           ))}
         </TableBody>
       </Table>
-      {data.sessions.length > SESSION_PAGE_SIZES[0]! && (
-        <TablePagination
-          component="div"
-          count={data.sessions.length}
-          page={shown}
-          rowsPerPage={size}
-          rowsPerPageOptions={SESSION_PAGE_SIZES}
-          onPageChange={(_e, next) => setPage(next)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-        />
-      )}
+      {data.sessions.length > SESSION_PAGE_SIZES[0]! && <PagedTableFooter {...paged.footer} />}
     </Section>
   );
 }
@@ -177,14 +162,13 @@ function Records({
           })}
         </TableBody>
       </Table>
-      <TablePagination
-        component="div"
+      <PagedTableFooter
         count={data.total}
         page={data.total === 0 ? 0 : data.page}
-        rowsPerPage={data.page_size}
-        rowsPerPageOptions={[...BILLING_PAGE_SIZES]}
-        onPageChange={(_e, next) => onPage(next)}
-        onRowsPerPageChange={(e) => onSize(Number(e.target.value) as BillingPageSize)}
+        size={data.page_size}
+        sizes={BILLING_PAGE_SIZES}
+        onPage={onPage}
+        onSize={(size) => onSize(size as BillingPageSize)}
       />
     </Section>
   );

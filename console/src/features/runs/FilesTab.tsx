@@ -8,12 +8,11 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Typography,
 } from '@mui/material';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PagedTableFooter, usePaging } from '../../components/PagedTableFooter';
 import type { RunFile } from '../sessions/types';
 import { formatRunDate, formatSize } from './format';
 import { fileDownloadUrl } from './logSocket';
@@ -41,8 +40,7 @@ export function FilesTab({
   compact: boolean;
 }) {
   const { t } = useTranslation('runs');
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState<number>(FILE_PAGE_SIZES[0]);
+  const paging = usePaging(FILE_PAGE_SIZES);
   if (error && !files)
     return (
       <Alert severity="error">
@@ -64,8 +62,7 @@ export function FilesTab({
         {t(sandboxFilter ? 'noFilesOf' : 'noFiles', { sandbox: sandboxFilter })}
       </Typography>
     );
-  const last = Math.max(0, Math.ceil(rows.length / size) - 1);
-  const current = Math.min(page, last);
+  const paged = paging.of(rows);
   return (
     <>
       {sandboxFilter && (
@@ -84,7 +81,7 @@ export function FilesTab({
             </TableRow>
           </TableHead>
           <TableBody>
-            {rows.slice(current * size, (current + 1) * size).map((f) => (
+            {paged.rows.map((f) => (
               <TableRow key={`${f.sandbox}/${f.path || f.name}`} data-testid="file-row">
                 <TableCell sx={{ wordBreak: 'break-all' }}>
                   <Link href={fileDownloadUrl(run, sandboxIdOf(f.sandbox), f.sandbox, f.name)} download>
@@ -101,19 +98,7 @@ export function FilesTab({
           </TableBody>
         </Table>
       </TableContainer>
-      <TablePagination
-        component="div"
-        count={rows.length}
-        page={current}
-        rowsPerPage={size}
-        rowsPerPageOptions={[...FILE_PAGE_SIZES]}
-        labelRowsPerPage={t('rowsPerPage')}
-        onPageChange={(_e, p) => setPage(p)}
-        onRowsPerPageChange={(e) => {
-          setSize(Number(e.target.value));
-          setPage(0);
-        }}
-      />
+      <PagedTableFooter {...paged.footer} label={t('rowsPerPage')} />
     </>
   );
 }

@@ -12,7 +12,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   TableSortLabel,
   Tooltip,
@@ -22,7 +21,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SearchField } from '../common/SearchField';
 import { formatDateTime } from '../../../lib/datetime';
-import { PAGE_SIZES, pageRows, sortRows, type SortDirection } from '../common/table';
+import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { PAGE_SIZES, sortRows, type SortDirection } from '../common/table';
 import { toDisplay } from '../quota';
 import type { ClusterItem } from './queries';
 
@@ -91,8 +91,7 @@ export function ClustersTable({
     column: 'creationDate',
     direction: 'asc',
   });
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const paging = usePaging(PAGE_SIZES);
 
   const visible = useMemo(() => {
     const needle = search.trim().toLowerCase();
@@ -160,7 +159,7 @@ export function ClustersTable({
     }
   };
 
-  const shownPage = Math.min(page, Math.max(0, Math.ceil(visible.length / size) - 1));
+  const paged = paging.of(visible);
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
@@ -168,7 +167,7 @@ export function ClustersTable({
           value={search}
           onChange={(value) => {
             setSearch(value);
-            setPage(0);
+            paging.reset();
           }}
           label={t('clusters.search')}
         />
@@ -198,7 +197,7 @@ export function ClustersTable({
                 </TableCell>
               </TableRow>
             )}
-            {pageRows(visible, shownPage, size).map((c) => (
+            {paged.rows.map((c) => (
               <TableRow key={c.id} hover data-testid="cluster-row">
                 <TableCell padding="checkbox" sx={{ textAlign: 'center' }}>
                   <ConnectionDot connection={c.connection} />
@@ -222,18 +221,7 @@ export function ClustersTable({
             ))}
           </TableBody>
         </Table>
-        <TablePagination
-          component="div"
-          count={visible.length}
-          page={shownPage}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, next) => setPage(next)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-        />
+        <PagedTableFooter {...paged.footer} />
       </TableContainer>
     </Stack>
   );

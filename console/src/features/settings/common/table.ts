@@ -18,7 +18,3 @@ export function sortRows<T>(
     );
   });
 }
-
-/** The rows of one page. */
-export const pageRows = <T>(rows: readonly T[], page: number, size: number) =>
-  rows.slice(page * size, page * size + size);

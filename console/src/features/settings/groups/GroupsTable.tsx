@@ -11,7 +11,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   TableSortLabel,
   Tooltip,
@@ -21,7 +20,8 @@ import { useTranslation } from 'react-i18next';
 import { SearchField } from '../common/SearchField';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
-import { PAGE_SIZES, pageRows, sortRows, type SortDirection } from '../common/table';
+import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { PAGE_SIZES, sortRows, type SortDirection } from '../common/table';
 import { useDeleteGroup } from '../queries';
 import { groupMaxima, toDisplay } from '../quota';
 import type { GroupItem, OrganizationItem, Username } from '../types';
@@ -66,8 +66,7 @@ export function GroupsTable({
     column: 'name',
     direction: 'asc',
   });
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const paging = usePaging(PAGE_SIZES);
   const [dialog, setDialog] = useState<{ group?: GroupItem } | null>(null);
   const [deleting, setDeleting] = useState<GroupItem | null>(null);
 
@@ -118,6 +117,7 @@ export function GroupsTable({
     return VALUE[column](g);
   };
 
+  const paged = paging.of(visible);
   return (
     <Stack spacing={2}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
@@ -125,7 +125,7 @@ export function GroupsTable({
           value={search}
           onChange={(value) => {
             setSearch(value);
-            setPage(0);
+            paging.reset();
           }}
           label={t('groups.search')}
         />
@@ -156,7 +156,7 @@ export function GroupsTable({
                 </TableCell>
               </TableRow>
             )}
-            {pageRows(visible, page, size).map((g) => (
+            {paged.rows.map((g) => (
               <TableRow key={g.id} hover>
                 {columns.map((column) => (
                   <TableCell key={column}>{cell(g, column)}</TableCell>
@@ -183,18 +183,7 @@ export function GroupsTable({
             ))}
           </TableBody>
         </Table>
-        <TablePagination
-          component="div"
-          count={visible.length}
-          page={Math.min(page, Math.max(0, Math.ceil(visible.length / size) - 1))}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, next) => setPage(next)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-        />
+        <PagedTableFooter {...paged.footer} />
       </TableContainer>
       {dialog && dialogOrganization && (
         <GroupDialog

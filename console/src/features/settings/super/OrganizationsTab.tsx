@@ -13,7 +13,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Tooltip,
 } from '@mui/material';
@@ -25,7 +24,8 @@ import { toasts } from '../../toasts/toast-store';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { Loaded } from '../common/Loaded';
-import { PAGE_SIZES, pageRows } from '../common/table';
+import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { PAGE_SIZES } from '../common/table';
 import {
   SUPER_REFRESH_MS,
   useCapacity,
@@ -50,8 +50,7 @@ export default function OrganizationsTab() {
   const usernames = useUsernames();
   const remove = useDeleteOrganization();
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const paging = usePaging(PAGE_SIZES);
   const [dialog, setDialog] = useState<{ organization?: OrganizationItem } | null>(null);
   const [deleting, setDeleting] = useState<OrganizationItem | null>(null);
   const [purge, setPurge] = useState(false);
@@ -73,7 +72,7 @@ export default function OrganizationsTab() {
     }
   }, [organizations.errorUpdatedAt, organizations.error, t]);
   const units = { cores: t('units.cores'), gb: t('units.gb') };
-  const shownPage = Math.min(page, Math.max(0, Math.ceil(visible.length / size) - 1));
+  const paged = paging.of(visible);
 
   return (
     <Loaded queries={[organizations, capacity, usernames]}>
@@ -84,7 +83,7 @@ export default function OrganizationsTab() {
               value={search}
               onChange={(value) => {
                 setSearch(value);
-                setPage(0);
+                paging.reset();
               }}
               label={t('organizations.search')}
             />
@@ -116,7 +115,7 @@ export default function OrganizationsTab() {
                     </TableCell>
                   </TableRow>
                 )}
-                {pageRows(visible, shownPage, size).map((o) => (
+                {paged.rows.map((o) => (
                   <TableRow key={o.id} hover>
                     <TableCell>{o.name}</TableCell>
                     <TableCell>
@@ -151,18 +150,7 @@ export default function OrganizationsTab() {
                 ))}
               </TableBody>
             </Table>
-            <TablePagination
-              component="div"
-              count={visible.length}
-              page={shownPage}
-              rowsPerPage={size}
-              rowsPerPageOptions={PAGE_SIZES}
-              onPageChange={(_e, next) => setPage(next)}
-              onRowsPerPageChange={(e) => {
-                setSize(Number(e.target.value));
-                setPage(0);
-              }}
-            />
+            <PagedTableFooter {...paged.footer} />
           </TableContainer>
           {dialog && (
             <OrganizationDialog

@@ -11,7 +11,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Tooltip,
   Typography,
@@ -19,7 +18,8 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../../lib/datetime';
-import { PAGE_SIZES, pageRows } from '../common/table';
+import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { PAGE_SIZES } from '../common/table';
 import type { GroupTable, GroupTableUser } from '../types';
 import { quotaText } from './members';
 
@@ -40,8 +40,7 @@ export function GroupMembersTable({
   onRemove: (members: GroupTableUser[]) => void;
 }) {
   const { t } = useTranslation('settings');
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const paging = usePaging(PAGE_SIZES);
   const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
   const units = { cores: t('units.cores'), gb: t('units.gb') };
   const selected = members.filter((m) => checked.has(m.id));
@@ -52,7 +51,7 @@ export function GroupMembersTable({
       else next.add(id);
       return next;
     });
-  const shownPage = Math.min(page, Math.max(0, Math.ceil(members.length / size) - 1));
+  const paged = paging.of(members);
 
   return (
     <Stack spacing={1} component="section" aria-label={t('members.groupTable', { group: group.name })}>
@@ -101,7 +100,7 @@ export function GroupMembersTable({
                 </TableCell>
               </TableRow>
             )}
-            {pageRows(members, shownPage, size).map((m) => (
+            {paged.rows.map((m) => (
               <TableRow key={m.uuid} hover selected={checked.has(m.id)}>
                 <TableCell padding="checkbox">
                   <Checkbox
@@ -140,18 +139,7 @@ export function GroupMembersTable({
             ))}
           </TableBody>
         </Table>
-        <TablePagination
-          component="div"
-          count={members.length}
-          page={shownPage}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, next) => setPage(next)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-        />
+        <PagedTableFooter {...paged.footer} />
       </TableContainer>
     </Stack>
   );

@@ -11,7 +11,6 @@ import {
   TableCell,
   TableContainer,
   TableHead,
-  TablePagination,
   TableRow,
   Tooltip,
 } from '@mui/material';
@@ -20,7 +19,8 @@ import { useTranslation } from 'react-i18next';
 import { SearchField } from '../common/SearchField';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
-import { PAGE_SIZES, pageRows } from '../common/table';
+import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { PAGE_SIZES } from '../common/table';
 import { useRemoveUser } from '../queries';
 import type { UserItem } from '../types';
 import { userMatches } from './search';
@@ -48,10 +48,10 @@ export function UsersTable({
   const { t } = useTranslation('settings');
   const remove = useRemoveUser();
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState(0);
-  const [size, setSize] = useState(PAGE_SIZES[0]!);
+  const paging = usePaging(PAGE_SIZES);
   const [deleting, setDeleting] = useState<UserItem | null>(null);
   const visible = useMemo(() => users.filter((u) => userMatches(u, search)), [users, search]);
+  const paged = paging.of(visible);
 
   return (
     <Stack spacing={2}>
@@ -60,7 +60,7 @@ export function UsersTable({
           value={search}
           onChange={(value) => {
             setSearch(value);
-            setPage(0);
+            paging.reset();
           }}
           label={t('users.search')}
         />
@@ -93,7 +93,7 @@ export function UsersTable({
                 </TableCell>
               </TableRow>
             )}
-            {pageRows(visible, page, size).map((u) => (
+            {paged.rows.map((u) => (
               <TableRow key={u.id} hover>
                 <TableCell>{u.fullName}</TableCell>
                 <TableCell>{u.email}</TableCell>
@@ -129,18 +129,7 @@ export function UsersTable({
             ))}
           </TableBody>
         </Table>
-        <TablePagination
-          component="div"
-          count={visible.length}
-          page={Math.min(page, Math.max(0, Math.ceil(visible.length / size) - 1))}
-          rowsPerPage={size}
-          rowsPerPageOptions={PAGE_SIZES}
-          onPageChange={(_e, next) => setPage(next)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-        />
+        <PagedTableFooter {...paged.footer} />
       </TableContainer>
       <ConfirmDialog
         open={Boolean(deleting)}
