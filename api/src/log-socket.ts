@@ -53,7 +53,7 @@ export function attachRunLogs(server: Server, deps: ApiDeps): { close(): void } 
       ? header.slice(7)
       : (url.searchParams.get('token') ?? (cookie ? decodeURIComponent(cookie) : null));
     const claims = token ? await services.tokens.verifyAccessToken(token) : null;
-    return claims ? services.loadCaller(claims.userId, claims.organizationId) : null;
+    return claims ? services.loadCaller(claims.userId, claims.organizationId, claims.issuedAt) : null;
   }
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, ids: string[]) {

@@ -75,7 +75,7 @@ export function attachRealtime(server: Server, deps: ApiDeps): { close(): void }
       : (url.searchParams.get('token') ?? (cookie ? decodeURIComponent(cookie) : null));
     const claims = token ? await services.tokens.verifyAccessToken(token) : null;
     if (!claims) return null;
-    const caller = await services.loadCaller(claims.userId, claims.organizationId);
+    const caller = await services.loadCaller(claims.userId, claims.organizationId, claims.issuedAt);
     return caller?.userId ?? null;
   }
 

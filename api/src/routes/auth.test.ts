@@ -183,6 +183,7 @@ describe('passwords', () => {
     // Unknown addresses get the same answer.
     await h.request.post('/api/v0/password').send({ username: 'nobody@example.test' }).expect(200);
     const token = tokenInMail((await lastMailTo(h.db, user.email)).text);
+    await new Promise((r) => setTimeout(r, 1100)); // `iat` has whole seconds
 
     await h.request
       .post(`/api/v0/password/${token}`)
@@ -202,6 +203,11 @@ describe('passwords', () => {
           .set('Authorization', `Bearer ${login.body.result.refresh_token}`)
       ).status,
     ).toBe(401);
+    // The access token issued before the reset is refused too, not only after it expires.
+    const me = await h.request
+      .get('/api/v0/me')
+      .set('Authorization', `Bearer ${login.body.result.access_token}`);
+    expect(me.status).toBe(401);
   });
 
   it('refuses an expired reset token', async () => {
@@ -243,6 +249,8 @@ describe('passwords', () => {
     const other = await h.request
       .post('/api/v0/login')
       .send({ username: user.email, password: FIXTURE_PASSWORD });
+    // A token's `iat` has whole seconds: the other session's access token predates the change.
+    await new Promise((r) => setTimeout(r, 1100));
     const res = await h.request
       .put('/api/v0/password')
       .set('Authorization', `Bearer ${await h.tokenFor(user.id)}`)
@@ -254,6 +262,10 @@ describe('passwords', () => {
       .get('/api/v0/refresh')
       .set('Authorization', `Bearer ${other.body.result.refresh_token}`);
     expect(stale.status).toBe(401);
+    // Nor use the access token it already holds (stateless, but older than the change).
+    const me = (token: string) => h.request.get('/api/v0/me').set('Authorization', `Bearer ${token}`);
+    expect((await me(other.body.result.access_token)).status).toBe(401);
+    expect((await me(res.body.result.access_token)).status).toBe(200);
     const fresh = await h.request
       .get('/api/v0/refresh')
       .set('Authorization', `Bearer ${res.body.result.refresh_token}`);

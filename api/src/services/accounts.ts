@@ -171,8 +171,8 @@ export function createAccountService(deps: Deps) {
       if (!userId) throw badRequest('token: unknown, used or expired', 'invalid_token');
       // Whoever asked for the reset also proved ownership of the e-mail.
       await db('users').where({ id: userId }).update({ password_hash: passwordHash, verified: true });
-      caches.wrote(db, 'users');
       await tokens.revokeAllOfUser(userId);
+      caches.wrote(db, 'users'); // after: the revocation instant is part of the cached person
     },
 
     async changePassword(caller: Caller, oldPassword: string, newPassword: string) {
@@ -183,8 +183,8 @@ export function createAccountService(deps: Deps) {
       await db('users')
         .where({ id: caller.userId })
         .update({ password_hash: await hashPassword(newPassword) });
-      caches.wrote(db, 'users');
       await tokens.revokeAllOfUser(caller.userId);
+      caches.wrote(db, 'users'); // after: the revocation instant is part of the cached person
       await events.record(caller, {
         kind: 'users',
         action: 'update',

@@ -23,12 +23,15 @@ interface CallerRecord {
   isSuperAdmin: boolean;
   memberships: [string, 'organization_admin' | 'user'][];
   adminGroups: [string, string][];
+  /** Access tokens issued before this second (epoch seconds) are revoked; null: none is. */
+  tokensValidAfter: number | null;
 }
 
 async function fetchCallerRecord(db: Knex, userId: string): Promise<CallerRecord | null> {
   // One statement: it runs on every cache miss, and PGlite serves one statement at a time.
   const { rows } = await db.raw(
     `SELECT u.id, u.email, u.first_name, u.last_name, u.is_super_admin,
+       floor(extract(epoch FROM u.tokens_valid_after)) AS tokens_valid_after,
        COALESCE((SELECT json_agg(json_build_array(m.organization_id, m.role) ORDER BY m.organization_id)
                  FROM organization_members m WHERE m.user_id = u.id), '[]') AS memberships,
        COALESCE((SELECT json_agg(json_build_array(g.id, g.organization_id))
@@ -46,8 +49,13 @@ async function fetchCallerRecord(db: Knex, userId: string): Promise<CallerRecord
     isSuperAdmin: user.is_super_admin,
     memberships: parseJson<[string, 'organization_admin' | 'user'][]>(user.memberships),
     adminGroups: parseJson<[string, string][]>(user.admin_groups),
+    tokensValidAfter: user.tokens_valid_after == null ? null : Number(user.tokens_valid_after),
   };
 }
+
+/** Whether a token issued at `issuedAt` (epoch seconds; unknown: not checked) was revoked since. */
+const revoked = (record: CallerRecord, issuedAt: number | undefined) =>
+  issuedAt !== undefined && record.tokensValidAfter !== null && issuedAt < record.tokensValidAfter;
 
 function toCaller(record: CallerRecord, organizationId: string | null): Caller {
   const memberOf = new Map(record.memberships);
@@ -70,9 +78,10 @@ export async function loadCaller(
   db: Knex,
   userId: string,
   organizationId: string | null,
+  issuedAt?: number,
 ): Promise<Caller | null> {
   const record = await fetchCallerRecord(db, userId);
-  return record && toCaller(record, organizationId);
+  return record && !revoked(record, issuedAt) ? toCaller(record, organizationId) : null;
 }
 
 /**
@@ -84,9 +93,10 @@ export async function loadCallerCached(
   db: Knex,
   userId: string,
   organizationId: string | null,
+  issuedAt?: number,
 ): Promise<Caller | null> {
   const record = await callerCacheFor<CallerRecord>(db).get(userId, () => fetchCallerRecord(db, userId));
-  return record && toCaller(record, organizationId);
+  return record && !revoked(record, issuedAt) ? toCaller(record, organizationId) : null;
 }
 
 /** json columns arrive parsed from pg and as text from some drivers. */

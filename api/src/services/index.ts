@@ -289,8 +289,9 @@ function buildServices(deps: ApiDeps) {
     scopeOf,
     /** The database answers (GET /healthz). */
     ping: async () => void (await db.raw('select 1')),
-    loadCaller: (userId: string, organizationId: string | null) =>
-      loadCallerCached(db, userId, organizationId),
+    /** `issuedAt`: the access token's `iat`; a token older than the person's last password change is refused. */
+    loadCaller: (userId: string, organizationId: string | null, issuedAt?: number) =>
+      loadCallerCached(db, userId, organizationId, issuedAt),
     /** Empties the read caches (writes through knex already do; this is for other writers). */
     invalidateCaches: () => readCachesFor(db).invalidateAll(),
     bus,

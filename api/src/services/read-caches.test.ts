@@ -175,6 +175,7 @@ describe('caller cache mechanics', () => {
     expect(await tokens.verifyAccessToken(token)).toEqual({
       userId: w.a.user.id,
       organizationId: w.a.org.id,
+      issuedAt: Math.floor(Date.now() / 1000),
     });
     expect(await tokens.verifyAccessToken(token)).not.toBeNull(); // from the cache
     vi.advanceTimersByTime((h.deps.config.accessTokenSeconds + 1) * 1000);

@@ -12,6 +12,8 @@ export interface SessionTokens {
 export interface AccessClaims {
   userId: string;
   organizationId: string | null;
+  /** When the token was signed (epoch seconds): checked against the person's last password change. */
+  issuedAt?: number;
 }
 
 /** Opaque random tokens are stored only as their SHA-256, so a database leak reveals none. */
@@ -53,9 +55,10 @@ export function createTokenService(db: Knex, config: ApiConfig) {
     try {
       const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string') return null;
-      const claims = {
+      const claims: AccessClaims = {
         userId: payload.sub,
         organizationId: typeof payload.org === 'string' ? payload.org : null,
+        ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}),
       };
       if (typeof payload.exp === 'number') {
         if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
@@ -132,11 +135,14 @@ export function createTokenService(db: Knex, config: ApiConfig) {
     if (row) await revokeFamily(row.family_id);
   }
 
+  /** Ends every session of the person: refresh tokens revoked, access tokens issued so far refused. */
   async function revokeAllOfUser(userId: string): Promise<void> {
     await db('refresh_tokens')
       .where({ user_id: userId })
       .whereNull('revoked_at')
       .update({ revoked_at: db.fn.now() });
+    // The API's clock, not the database's: it is the clock that signs the fresh tokens (iat).
+    await db('users').where({ id: userId }).update({ tokens_valid_after: new Date() });
   }
 
   return { signAccessToken, verifyAccessToken, issue, rotate, revoke, revokeAllOfUser };
