@@ -80,3 +80,23 @@ export function ChartPanel({
     </Paper>
   );
 }
+
+/** Three panels of the same width. */
+export const THIRDS = 'repeat(3, minmax(0, 1fr))';
+
+/** Chart panels side by side from `from` up, as the grid template `columns` says; stacked below it. */
+export function ChartGrid({
+  columns,
+  from = 'md',
+  children,
+}: {
+  columns: string;
+  from?: 'md' | 'lg';
+  children: ReactNode;
+}) {
+  return (
+    <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: 'minmax(0, 1fr)', [from]: columns } }}>
+      {children}
+    </Box>
+  );
+}

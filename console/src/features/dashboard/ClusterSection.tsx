@@ -1,17 +1,9 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { LimitLines, UsagePie } from './charts';
-import { ChartPanel, type ChartState } from './ChartPanel';
-import {
-  limitOf,
-  mergeSeries,
-  RESOURCES,
-  toUnits,
-  usage,
-  type ClusterStatistics,
-  type Resource,
-  type Spike,
-} from './shape';
+import { UsagePie } from './charts';
+import { ChartGrid, ChartPanel, THIRDS, type ChartState } from './ChartPanel';
+import { ResourceLines } from './ResourceLines';
+import { RESOURCES, toUnits, usage, type ClusterStatistics, type Resource, type Spike } from './shape';
 import { StatCards } from './StatCards';
 
 const percentOf = (ratio: number) => Math.round(ratio * 100);
@@ -38,11 +30,6 @@ export function ClusterSection({
   const unit = (resource: Resource) => t(`units.${resource}`);
   const noCapacity = spike ? RESOURCES.every((r) => spike[`max_${r}`] === 0) : false;
   const pieState: ChartState = spikeState === 'ready' && noCapacity ? 'noData' : spikeState;
-  const series = (clusters ?? []).map((cluster) => ({ key: cluster.id, label: cluster.name }));
-  const linesState = (resource: Resource): ChartState =>
-    clustersState === 'ready' && (clusters ?? []).every((cluster) => cluster[resource].length === 0)
-      ? 'noData'
-      : clustersState;
   return (
     <Box component="section" aria-labelledby="dashboard-clusters" sx={{ display: 'grid', gap: 2 }}>
       <Typography id="dashboard-clusters" variant="h6" component="h2">
@@ -68,13 +55,7 @@ export function ClusterSection({
               : undefined,
         }))}
       />
-      <Box
-        sx={{
-          display: 'grid',
-          gap: 2,
-          gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'repeat(3, minmax(0, 1fr))' },
-        }}
-      >
+      <ChartGrid columns={THIRDS}>
         {RESOURCES.map((resource) => {
           const use = spike ? usage(spike[`total_${resource}`], spike[`max_${resource}`]) : usage(0, 0);
           return (
@@ -95,35 +76,15 @@ export function ClusterSection({
             </ChartPanel>
           );
         })}
-      </Box>
-      <Box
-        sx={{
-          display: 'grid',
-          gap: 2,
-          gridTemplateColumns: { xs: 'minmax(0, 1fr)', lg: 'repeat(3, minmax(0, 1fr))' },
-        }}
-      >
-        {RESOURCES.map((resource) => (
-          <ChartPanel
-            key={resource}
-            title={t('clusters.over', { resource: t(`resources.${resource}`) })}
-            state={linesState(resource)}
-            testId={`chart-lines-${resource}`}
-          >
-            <LimitLines
-              rows={mergeSeries(clusters ?? [], resource)}
-              series={series}
-              limit={limitOf(
-                resource,
-                (clusters ?? []).map((cluster) => cluster.capacity),
-              )}
-              limitLabel={t('clusters.limit')}
-              unit={unit(resource)}
-              hourly={hourly}
-            />
-          </ChartPanel>
-        ))}
-      </Box>
+      </ChartGrid>
+      <ResourceLines
+        owners={clusters ?? []}
+        limit={(cluster) => cluster.capacity}
+        state={clustersState}
+        title={(resource) => t('clusters.over', { resource: t(`resources.${resource}`) })}
+        testId={(resource) => `chart-lines-${resource}`}
+        hourly={hourly}
+      />
     </Box>
   );
 }

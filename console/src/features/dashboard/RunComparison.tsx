@@ -19,7 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { useSessionRuns } from '../sessions/queries';
 import type { SessionItem } from '../sessions/types';
 import { CategoryBars, PALETTE } from './charts';
-import { ChartPanel, type ChartState } from './ChartPanel';
+import { ChartGrid, ChartPanel, type ChartState } from './ChartPanel';
 import { useRunsStatistics } from './queries';
 import {
   completeRunQuery,
@@ -163,13 +163,7 @@ export function RunComparison({ sessions }: { sessions: readonly SessionItem[] }
       <Typography id="dashboard-comparison" variant="h6" component="h2">
         {t('comparison.title')}
       </Typography>
-      <Box
-        sx={{
-          display: 'grid',
-          gap: 2,
-          gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'minmax(0, 1fr) minmax(0, 2fr)' },
-        }}
-      >
+      <ChartGrid columns="minmax(0, 1fr) minmax(0, 2fr)">
         <Box sx={{ display: 'grid', gap: 1, alignContent: 'start' }}>
           {rows.map((row, index) => (
             <RunRow
@@ -224,7 +218,7 @@ export function RunComparison({ sessions }: { sessions: readonly SessionItem[] }
             </Table>
           </TableContainer>
         </ChartPanel>
-      </Box>
+      </ChartGrid>
     </Box>
   );
 }

@@ -1,18 +1,9 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { CategoryBars, COLORS, LimitLines, SlicesPie } from './charts';
-import { ChartPanel, type ChartState } from './ChartPanel';
-import {
-  counters,
-  endedRuns,
-  groupBars,
-  limitOf,
-  mergeSeries,
-  outcomeSlices,
-  RESOURCES,
-  type GroupStatistics,
-  type Resource,
-} from './shape';
+import { CategoryBars, COLORS, SlicesPie } from './charts';
+import { ChartGrid, ChartPanel, type ChartState } from './ChartPanel';
+import { ResourceLines } from './ResourceLines';
+import { counters, endedRuns, groupBars, outcomeSlices, type GroupStatistics } from './shape';
 import { StatCards } from './StatCards';
 
 /**
@@ -34,9 +25,6 @@ export function SessionRunsSection({
   const c = statistics ? counters(statistics) : undefined;
   const charts: ChartState = state === 'ready' && c && endedRuns(c) === 0 ? 'noData' : state;
   const pie: ChartState = charts === 'ready' && c && outcomeSlices(c).length === 0 ? 'noData' : charts;
-  const groups = statistics ?? [];
-  const lines = (resource: Resource): ChartState =>
-    state === 'ready' && groups.every((g) => g[resource].length === 0) ? 'noData' : state;
   const value = (n: number | undefined) => (state === 'ready' ? n : state === 'loading' ? undefined : null);
   return (
     <Box component="section" aria-labelledby="dashboard-session-runs" sx={{ display: 'grid', gap: 2 }}>
@@ -57,13 +45,7 @@ export function SessionRunsSection({
           { key: 'stopped', label: t('sessionRuns.stopped'), value: value(c?.stopped) },
         ]}
       />
-      <Box
-        sx={{
-          display: 'grid',
-          gap: 2,
-          gridTemplateColumns: { xs: 'minmax(0, 1fr)', md: 'minmax(0, 1fr) minmax(0, 2fr)' },
-        }}
-      >
+      <ChartGrid columns="minmax(0, 1fr) minmax(0, 2fr)">
         <ChartPanel title={t('sessionRuns.outcomes')} state={pie} testId="chart-outcomes">
           {c ? (
             <SlicesPie
@@ -86,35 +68,15 @@ export function SessionRunsSection({
             }))}
           />
         </ChartPanel>
-      </Box>
-      <Box
-        sx={{
-          display: 'grid',
-          gap: 2,
-          gridTemplateColumns: { xs: 'minmax(0, 1fr)', lg: 'repeat(3, minmax(0, 1fr))' },
-        }}
-      >
-        {RESOURCES.map((resource) => (
-          <ChartPanel
-            key={resource}
-            title={t('sessionRuns.allocation', { resource: t(`resources.${resource}`) })}
-            state={lines(resource)}
-            testId={`chart-groups-${resource}`}
-          >
-            <LimitLines
-              rows={mergeSeries(groups, resource)}
-              series={groups.map((g) => ({ key: g.id, label: g.name }))}
-              limit={limitOf(
-                resource,
-                groups.map((g) => g.limit),
-              )}
-              limitLabel={t('clusters.limit')}
-              unit={t(`units.${resource}`)}
-              hourly={hourly}
-            />
-          </ChartPanel>
-        ))}
-      </Box>
+      </ChartGrid>
+      <ResourceLines
+        owners={statistics ?? []}
+        limit={(group) => group.limit}
+        state={state}
+        title={(resource) => t('sessionRuns.allocation', { resource: t(`resources.${resource}`) })}
+        testId={(resource) => `chart-groups-${resource}`}
+        hourly={hourly}
+      />
     </Box>
   );
 }
