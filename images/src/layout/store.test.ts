@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Digest } from '../digest.js';
 import { resolveImage } from '../store.js';
 import { fixtureImage, fixtureIndex, pushFixture } from '../testing/fixtures.js';
-import { LayoutStore, REF_NAME, defaultLayoutDir } from './store.js';
+import { INGEST_LEFTOVER_AGE_MS, LayoutStore, REF_NAME, defaultLayoutDir } from './store.js';
 
 describe('LayoutStore', () => {
   let root: string;
@@ -95,6 +95,24 @@ describe('LayoutStore', () => {
     expect(await store.hasBlob('r/app', sha256Digest(good))).toBe(false);
     expect(await readdir(join(root, 'images', 'blobs', 'sha256'))).toEqual([]);
     expect(await readdir(join(root, 'images', '.ingest'))).toEqual([]);
+  });
+
+  it('removes what a crashed writer left in .ingest at its first write, not what another process is writing', async () => {
+    const ingest = join(root, 'images', '.ingest');
+    await mkdir(ingest, { recursive: true });
+    const old = (Date.now() - INGEST_LEFTOVER_AGE_MS - 60_000) / 1000;
+    for (const name of ['half-a-blob', 'index-crashed.json']) {
+      await writeFile(join(ingest, name), 'partial');
+      await utimes(join(ingest, name), old, old);
+    }
+    // A recent scratch file: another process may be writing it right now.
+    await writeFile(join(ingest, 'being-written'), 'partial');
+
+    expect(await store.listTags('r/app')).toEqual([]); // reads leave the folder alone
+    expect((await readdir(ingest)).sort()).toEqual(['being-written', 'half-a-blob', 'index-crashed.json']);
+    await pushFixture(store, 'r/app', fixtureImage(), 'v1');
+    expect(await readdir(ingest)).toEqual(['being-written']);
+    expect(await store.listTags('r/app')).toEqual(['v1']);
   });
 
   it('serves blobs verified and says NOT_FOUND with the image named for a missing tag', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +12,13 @@ import type { BlobInput, ImageStore, ManifestBytes } from '../store.js';
 /** The annotation skopeo, umoci and containerd read a tag from. */
 export const REF_NAME = 'org.opencontainers.image.ref.name';
 const CONTAINERD_NAME = 'io.containerd.image.name';
+
+/**
+ * How old a file in `.ingest` must be to count as the leftover of a writer that crashed. Other
+ * processes may write the same folder (the server, `hack/images`), so only files nobody has
+ * written to for this long are removed: a blob being written gets a new mtime with every chunk.
+ */
+export const INGEST_LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
 /** Where the layout lives by default: `$SANDFLOW_DATA_DIR/images`. */
 export function defaultLayoutDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -149,6 +156,7 @@ export class LayoutStore implements ImageStore {
     this.ready ??= (async () => {
       await mkdir(join(this.root, 'blobs', 'sha256'), { recursive: true });
       await mkdir(join(this.root, '.ingest'), { recursive: true });
+      await this.removeIngestLeftovers();
       await writeFile(join(this.root, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }), {
         flag: 'wx',
       }).catch(ignoreExists);
@@ -159,6 +167,24 @@ export class LayoutStore implements ImageStore {
       ).catch(ignoreExists);
     })();
     return this.ready;
+  }
+
+  /**
+   * Half-written blobs and index files a crashed writer left in `.ingest` (the scratch files
+   * of putBlob and updateIndex, never renamed into place). Best effort: a file that cannot be
+   * removed is left for the next start rather than failing this write.
+   */
+  private async removeIngestLeftovers(): Promise<void> {
+    const ingest = join(this.root, '.ingest');
+    const before = Date.now() - INGEST_LEFTOVER_AGE_MS;
+    for (const name of await readdir(ingest)) {
+      const file = join(ingest, name);
+      try {
+        if ((await stat(file)).mtimeMs < before) await rm(file, { recursive: true, force: true });
+      } catch {
+        // Renamed into place or removed by its writer meanwhile, or not ours to remove.
+      }
+    }
   }
 
   private async readIndex(): Promise<ImageIndex> {
