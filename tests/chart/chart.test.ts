@@ -74,6 +74,7 @@ const SETS = [
     file: 'servicemonitor-values.yaml',
     extra: ['--api-versions', 'monitoring.coreos.com/v1'],
   },
+  { set: 'builder-disabled', file: 'builder-disabled-values.yaml', extra: [] },
 ];
 
 describe.skipIf(!helm)('charts/sandflow', () => {
@@ -132,6 +133,28 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     expect((secret as unknown as { stringData: Record<string, string> }).stringData.DATABASE_URL).toBe(
       'postgresql://sandflow:change-me@postgres.databases.svc:5432/sandflow',
     );
+    // The sandbox builder is on by default, with the static busybox helper.
+    const apiEnv = podSpec(api!).containers[0]!.env!;
+    expect(apiEnv.filter((e) => e.name.startsWith('SANDFLOW_BUILDER_'))).toEqual([
+      { name: 'SANDFLOW_BUILDER_ENABLED', value: 'true' },
+      { name: 'SANDFLOW_BUILDER_HELPER_IMAGE', value: 'busybox:1.36.1-musl' },
+    ]);
+  });
+
+  it('builder-disabled: the API is told (SANDFLOW_BUILDER_ENABLED=false) and gets no rights on Pods', () => {
+    const all = manifests(render('builder-disabled-values.yaml').stdout);
+    const env = podSpec(find(all, 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
+    expect(env.filter((e) => e.name.startsWith('SANDFLOW_BUILDER_'))).toEqual([
+      { name: 'SANDFLOW_BUILDER_ENABLED', value: 'false' },
+      { name: 'SANDFLOW_BUILDER_HELPER_IMAGE', value: 'registry.example.com/mirror/busybox:1.36.1-musl' },
+    ]);
+    const resources = [...find(all, 'ClusterRole'), ...find(all, 'Role')].flatMap((m) =>
+      (m as unknown as { rules: { resources: string[] }[] }).rules.flatMap((r) => r.resources),
+    );
+    expect(resources.filter((r) => /^pods/.test(r))).toEqual([]);
+    // Everything else is the default's: the same objects.
+    const ids = (ms: Manifest[]) => ms.map((m) => `${m.kind}/${m.metadata.name}`).sort();
+    expect(ids(all)).toEqual(ids(manifests(render('default-values.yaml').stdout)));
   });
 
   it.each(SETS)(
@@ -230,6 +253,14 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     const SANDFLOW = ['workflows', 'sessions', 'runs', 'sandboxes', 'clustermanagers'];
     // The operator's only RBAC rights: RoleBindings (in the namespaces where workflows run) to the
     // executor's ClusterRole, the one role it may bind.
+    // The sandbox builder (builder.enabled, the default), the API's only: its Pods, created in the
+    // organization's namespace, listed and watched across namespaces, deleted; and pods/exec, with
+    // create (SPDY's POST, and the WebSocket upgrade since Kubernetes 1.35) and get (the WebSocket
+    // upgrade is a GET). No update/patch of Pods, no attach, log or portforward.
+    const BUILDER: Rule[] = [
+      { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['pods/exec'], verbs: ['create', 'get'] },
+    ];
     const EXECUTOR_BINDING: Rule[] = [
       {
         apiGroups: ['rbac.authorization.k8s.io'],
@@ -289,28 +320,31 @@ describe.skipIf(!helm)('charts/sandflow', () => {
             resourceNames: ['sandflow-registry'],
             verbs: ['delete', 'update'],
           },
+          ...BUILDER,
         ],
       },
     ])('ClusterRole $role has exactly its rules', ({ role, expected }) => {
       expect(rules('ClusterRole', role)).toEqual(expected);
     });
 
-    it('no wildcard, no pods, exec or cluster-wide Secret reads anywhere; RBAC only to bind the executor role', () => {
-      const every = [...find(all, 'ClusterRole'), ...find(all, 'Role')].flatMap(
-        (m) => (m as unknown as { rules: Rule[] }).rules,
-      );
+    it("no wildcard, no Pods but the API's builder rules, no cluster-wide Secret reads; RBAC only to bind the executor role", () => {
+      const roles = [...find(all, 'ClusterRole'), ...find(all, 'Role')];
+      const pods: { role: string; rule: Rule }[] = [];
       const rbac: Rule[] = [];
-      for (const r of every) {
-        expect([...r.apiGroups, ...r.resources, ...r.verbs]).not.toContain('*');
-        expect(r.resources.filter((x) => /^pods/.test(x))).toEqual([]);
-        if (
-          r.apiGroups.includes('rbac.authorization.k8s.io') ||
-          r.resources.some((x) => /roles|bindings/.test(x))
-        )
-          rbac.push({ ...r, verbs: [...r.verbs].sort() });
-        if (r.resources.includes('secrets'))
-          expect(r.verbs.filter((v) => ['get', 'list', 'watch'].includes(v))).toEqual([]);
-      }
+      for (const role of roles)
+        for (const r of (role as unknown as { rules: Rule[] }).rules) {
+          expect([...r.apiGroups, ...r.resources, ...r.verbs]).not.toContain('*');
+          if (r.resources.some((x) => /^pods/.test(x)))
+            pods.push({ role: role.metadata.name, rule: { ...r, verbs: [...r.verbs].sort() } });
+          if (
+            r.apiGroups.includes('rbac.authorization.k8s.io') ||
+            r.resources.some((x) => /roles|bindings/.test(x))
+          )
+            rbac.push({ ...r, verbs: [...r.verbs].sort() });
+          if (r.resources.includes('secrets'))
+            expect(r.verbs.filter((v) => ['get', 'list', 'watch'].includes(v))).toEqual([]);
+        }
+      expect(pods).toEqual(BUILDER.map((rule) => ({ role: 'sandflow-api', rule })));
       expect(rbac).toEqual(EXECUTOR_BINDING);
     });
 
@@ -380,6 +414,31 @@ describe.skipIf(!helm)('charts/sandflow', () => {
         message: "at '/postgresql/password': minLength: got 0, want 8",
       },
       {
+        case: 'builder.enabled not a boolean',
+        args: [...OK, ...DB, '--set', 'builder.enabled=yes'],
+        message: "at '/builder/enabled': got string, want boolean",
+      },
+      {
+        case: 'builder.enabled the string "true"',
+        args: [...OK, ...DB, '--set-string', 'builder.enabled=true'],
+        message: "at '/builder/enabled': got string, want boolean",
+      },
+      {
+        case: 'builder.helperImage empty',
+        args: [...OK, ...DB, '--set', 'builder.helperImage='],
+        message: "at '/builder/helperImage': minLength: got 0, want 1",
+      },
+      {
+        case: 'builder.helperImage not an image reference',
+        args: [...OK, ...DB, '--set', 'builder.helperImage=https://example.com/busybox'],
+        message: "at '/builder/helperImage': 'https://example.com/busybox' does not match pattern",
+      },
+      {
+        case: 'builder.helperImage with upper case in its name',
+        args: [...OK, ...DB, '--set', 'builder.helperImage=BusyBox:1.36'],
+        message: "at '/builder/helperImage': 'BusyBox:1.36' does not match pattern",
+      },
+      {
         case: 'smtp URL not smtp',
         args: [...OK, ...DB, '--set', 'smtp.url=http://mail'],
         message: "at '/smtp/url': 'http://mail' does not match pattern '^smtps?://'",
@@ -396,6 +455,19 @@ describe.skipIf(!helm)('charts/sandflow', () => {
       const r = render(undefined, [...OK, ...DB]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
+    });
+
+    it.each([
+      'busybox:1.36.1-musl',
+      'docker.io/library/busybox:1.36.1-musl',
+      'localhost:5000/mirror/busy_box:v1',
+      `registry.example.com:443/busybox@sha256:${'ab'.repeat(32)}`,
+    ])('builder.helperImage %s is accepted and passed to the API', (image) => {
+      const r = render(undefined, [...OK, ...DB, '--set', `builder.helperImage=${image}`]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const env = podSpec(find(manifests(r.stdout), 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
+      expect(env.find((e) => e.name === 'SANDFLOW_BUILDER_HELPER_IMAGE')?.value).toBe(image);
     });
   });
 });

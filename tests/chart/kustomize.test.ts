@@ -111,7 +111,7 @@ describe('config/ kustomize bases', () => {
       );
   });
 
-  it.skipIf(!helm)("the RBAC rules are the chart's", () => {
+  it.skipIf(!helm)("the RBAC rules and the builder's settings are the chart's", () => {
     const r = spawnSync(
       helm,
       [
@@ -138,5 +138,18 @@ describe('config/ kustomize bases', () => {
       ['Role', 'sandflow-leader-election'],
     ] as const)
       expect(rules(all, kind, name), `${kind}/${name}`).toEqual(rules(chart, kind, name));
+    // The sandbox builder is on in both (its Pods and pods/exec in the API's rules compared above),
+    // and the API is told the same: enabled, with the same helper image.
+    const builderEnv = (from: Manifest[]) =>
+      (
+        from.find((m) => m.kind === 'Deployment' && m.metadata.name === 'sandflow-api')!.spec as {
+          template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+        }
+      ).template.spec.containers[0]!.env.filter((e) => e.name.startsWith('SANDFLOW_BUILDER_'));
+    expect(builderEnv(all)).toEqual([
+      { name: 'SANDFLOW_BUILDER_ENABLED', value: 'true' },
+      { name: 'SANDFLOW_BUILDER_HELPER_IMAGE', value: 'busybox:1.36.1-musl' },
+    ]);
+    expect(builderEnv(all)).toEqual(builderEnv(chart));
   });
 });

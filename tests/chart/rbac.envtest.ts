@@ -2,12 +2,27 @@
 // with SANDFLOW_KUBE_TARGET=external and KUBECONFIG naming its admin): the chart's ServiceAccounts,
 // ClusterRoles and bindings are applied; the server's own authorizer (SubjectAccessReview through
 // `kubectl auth can-i --as`) allows what each component needs and refuses the rest, and a request
-// with the operator ServiceAccount's own token (TokenRequest) outside its role gets 403.
+// with the operator ServiceAccount's own token (TokenRequest) outside its role gets 403. The sandbox
+// builder's rights (builder.enabled): with the API ServiceAccount's own token a builder Pod is made,
+// listed and watched across namespaces and deleted, pods/exec is opened past RBAC over both
+// transports (WebSocket GET and SPDY's POST), and what was not granted is refused; with
+// builder.enabled=false the same token may not make a Pod.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { PassThrough } from 'node:stream';
+import {
+  ApiException,
+  AuthorizationV1Api,
+  CoreV1Api,
+  Exec,
+  KubeConfig,
+  Watch,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -212,31 +227,33 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
   // What kubeconform would check offline, by the server itself: every object of the chart (each
   // values set whose kinds this server has) passes its schemas and admission, without being stored.
   // (The chart's crds/ are crds/*.yaml, which hack/envtest installed on this server already.)
-  it.each(['default-values.yaml', 'ingress-values.yaml', 'postgresql-values.yaml'])(
-    'kubectl apply --dry-run=server accepts the whole chart rendered with ci/%s',
-    (file) => {
-      const rendered = spawnSync(
-        helm,
-        [
-          'template',
-          'sandflow',
-          path.join(root, 'charts/sandflow'),
-          '--namespace',
-          NS,
-          '--kube-version',
-          '1.33.0',
-          '-f',
-          path.join(root, 'charts/sandflow/ci', file),
-        ],
-        { encoding: 'utf8' },
-      );
-      expect(rendered.status).toBe(0);
-      const r = kubectl(['apply', '--dry-run=server', '-n', NS, '-f', '-'], rendered.stdout);
-      expect(r.err).toBe('');
-      expect(r.code).toBe(0);
-      expect(r.out).toContain('deployment.apps/sandflow-api created (server dry run)');
-    },
-  );
+  it.each([
+    'default-values.yaml',
+    'ingress-values.yaml',
+    'postgresql-values.yaml',
+    'builder-disabled-values.yaml',
+  ])('kubectl apply --dry-run=server accepts the whole chart rendered with ci/%s', (file) => {
+    const rendered = spawnSync(
+      helm,
+      [
+        'template',
+        'sandflow',
+        path.join(root, 'charts/sandflow'),
+        '--namespace',
+        NS,
+        '--kube-version',
+        '1.33.0',
+        '-f',
+        path.join(root, 'charts/sandflow/ci', file),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(rendered.status).toBe(0);
+    const r = kubectl(['apply', '--dry-run=server', '-n', NS, '-f', '-'], rendered.stdout);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('deployment.apps/sandflow-api created (server dry run)');
+  });
 
   it('a request outside the role is refused with 403 for the operator token', () => {
     const r = kubectl(['--kubeconfig', operatorKubeconfig, 'get', 'secrets', '-A']);
@@ -245,3 +262,371 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
     expect(r.err).toContain(`User "${OPERATOR}" cannot list resource "secrets"`);
   });
 });
+
+/** The chart rendered as `release` in `namespace`: only its ServiceAccounts and RBAC. */
+function chartRbac(release: string, namespace: string, extra: string[]): object[] {
+  const rendered = spawnSync(
+    helm,
+    [
+      'template',
+      release,
+      path.join(root, 'charts/sandflow'),
+      '--namespace',
+      namespace,
+      '--kube-version',
+      '1.33.0',
+      '-f',
+      path.join(root, 'charts/sandflow/ci/default-values.yaml'),
+      ...extra,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (rendered.status !== 0) throw new Error(`helm template ${release}: ${rendered.stderr}`);
+  const kinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
+  return parseAllDocuments(rendered.stdout)
+    .map((d) => d.toJS() as { kind: string } | null)
+    .filter((m): m is { kind: string } => !!m && kinds.includes(m.kind));
+}
+
+function mustKubectl(args: string[], input?: string): string {
+  const r = kubectl(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.err}`);
+  return r.out;
+}
+
+/** The admin's server, authenticated as ServiceAccount `sa` of `namespace` with a bound token. */
+function tokenConfig(admin: KubeConfig, sa: string, namespace: string): KubeConfig {
+  const token = mustKubectl(['create', 'token', sa, '-n', namespace, '--duration=1h']).trim();
+  const cluster = admin.getCurrentCluster()!;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: sa, token }],
+    contexts: [{ name: sa, cluster: cluster.name, user: sa }],
+    currentContext: sa,
+  });
+  return kc;
+}
+
+/**
+ * Opens pods/exec the two ways clients do: `GET` with a WebSocket upgrade (client-node, kubectl
+ * since 1.30) or `POST` (SPDY, older kubectl). The API server authorizes the request first (GET:
+ * verb get; POST: verb create) and only then looks for the Pod's node, so with no kubelet an
+ * authorized request ends in 400 "does not have a host assigned" and a refused one in 403.
+ */
+async function openExec(
+  kc: KubeConfig,
+  method: 'GET' | 'POST',
+  namespace: string,
+  pod: string,
+): Promise<{ status: number; message: string }> {
+  const opts: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(opts);
+  const server = new URL(kc.getCurrentCluster()!.server);
+  const upgrade =
+    method === 'GET'
+      ? {
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13',
+          'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+          'Sec-WebSocket-Protocol': 'v5.channel.k8s.io',
+        }
+      : {};
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        ...opts,
+        hostname: server.hostname,
+        port: server.port,
+        method,
+        path: `/api/v1/namespaces/${namespace}/pods/${pod}/exec?command=true&stdout=true`,
+        headers: { ...opts.headers, ...upgrade },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => {
+          let message = body;
+          try {
+            message = (JSON.parse(body) as { message?: string }).message ?? body;
+          } catch {
+            /* not a Status */
+          }
+          resolve({ status: res.statusCode ?? 0, message });
+        });
+      },
+    );
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 101, message: '' });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function statusOf(p: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await p;
+    return { code: 200, message: '' };
+  } catch (e) {
+    if (e instanceof ApiException) {
+      // client-node hands a refusal's Status over as its JSON text.
+      const body = e.body as string | { message?: string };
+      const status = typeof body === 'string' ? (JSON.parse(body) as { message?: string }) : body;
+      return { code: e.code, message: status.message ?? '' };
+    }
+    throw e;
+  }
+}
+
+describe.skipIf(!external || !helm)(
+  "the sandbox builder's rights (builder.enabled) on a real kube-apiserver",
+  () => {
+    // Releases of their own (ClusterRoles builder-sandflow-* and nobuilder-sandflow-*), apart from
+    // the one above and serviceaccounts.envtest.ts's.
+    const ON = { release: 'builder', namespace: 'sandflow-builder' };
+    const OFF = { release: 'nobuilder', namespace: 'sandflow-nobuilder' };
+    const apiUser = (r: typeof ON) => `system:serviceaccount:${r.namespace}:${r.release}-sandflow-api`;
+    // An organization's group namespace, as the API makes them (sf-<org>-<group>).
+    const GROUP_NS = 'sf-builderproof-research';
+    const BUILDER_ID = '5d0c7b1e-8f3a-4c2d-9e6b-7a1f2c3d4e55';
+    const POD = `sandflow-builder-${BUILDER_ID.slice(0, 8)}`;
+    const SELECTOR = 'sandflow.io/builder';
+    // Controls: accounts with one of the two exec verbs only, to show each is needed.
+    const GET_ONLY = 'exec-get-only';
+    const CREATE_ONLY = 'exec-create-only';
+    const admin = new KubeConfig();
+    let api: KubeConfig;
+    let apiOff: KubeConfig;
+    const controls: Record<string, KubeConfig> = {};
+    const seen: { type: string; namespace: string; name: string }[] = [];
+    let watching: AbortController | undefined;
+
+    // A Pod as the builder makes it: the helper image's static busybox copied into an emptyDir, the
+    // source image kept alive by it, the builder's labels. No kubelet runs it here.
+    const builderPod = (namespace: string): V1Pod => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: POD,
+        namespace,
+        labels: { 'app.kubernetes.io/managed-by': 'sandflow', [SELECTOR]: BUILDER_ID },
+        annotations: { 'sandflow.io/image': 'registry.example.com/demo/python:3.12' },
+      },
+      spec: {
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 5,
+        automountServiceAccountToken: false,
+        securityContext: { runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true },
+        initContainers: [
+          {
+            name: 'helper',
+            image: 'busybox:1.36.1-musl',
+            command: ['cp', '/bin/busybox', '/.sandflow/busybox'],
+            volumeMounts: [{ name: 'sandflow', mountPath: '/.sandflow' }],
+          },
+        ],
+        containers: [
+          {
+            name: 'builder',
+            image: 'registry.example.com/demo/python:3.12',
+            command: ['/.sandflow/busybox', 'sleep', 'infinity'],
+            securityContext: { allowPrivilegeEscalation: false },
+            volumeMounts: [{ name: 'sandflow', mountPath: '/.sandflow', readOnly: true }],
+          },
+        ],
+        volumes: [{ name: 'sandflow', emptyDir: {} }],
+      },
+    });
+
+    beforeAll(() => {
+      admin.loadFromDefault();
+      for (const [r, extra] of [
+        [ON, []],
+        [OFF, ['--set', 'builder.enabled=false']],
+      ] as const) {
+        mustKubectl(['create', 'namespace', r.namespace]);
+        mustKubectl(
+          ['apply', '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'List',
+            items: chartRbac(r.release, r.namespace, [...extra]),
+          }),
+        );
+      }
+      mustKubectl(['create', 'namespace', GROUP_NS]);
+      for (const [sa, verb] of [
+        [GET_ONLY, 'get'],
+        [CREATE_ONLY, 'create'],
+      ] as const) {
+        mustKubectl(['create', 'serviceaccount', sa, '-n', GROUP_NS]);
+        mustKubectl(['create', 'role', sa, '-n', GROUP_NS, `--verb=${verb}`, '--resource=pods/exec']);
+        mustKubectl([
+          'create',
+          'rolebinding',
+          sa,
+          '-n',
+          GROUP_NS,
+          `--role=${sa}`,
+          `--serviceaccount=${GROUP_NS}:${sa}`,
+        ]);
+        controls[sa] = tokenConfig(admin, sa, GROUP_NS);
+      }
+      api = tokenConfig(admin, `${ON.release}-sandflow-api`, ON.namespace);
+      apiOff = tokenConfig(admin, `${OFF.release}-sandflow-api`, OFF.namespace);
+    }, 60_000);
+
+    afterAll(() => {
+      watching?.abort();
+      kubectl(['delete', 'namespace', ON.namespace, OFF.namespace, GROUP_NS, '--wait=false']);
+      for (const r of [ON, OFF])
+        kubectl([
+          'delete',
+          'clusterrole,clusterrolebinding',
+          `${r.release}-sandflow-operator`,
+          `${r.release}-sandflow-api`,
+          '--ignore-not-found',
+        ]);
+      for (const r of [ON, OFF])
+        kubectl(['delete', 'clusterrole', `${r.release}-sandflow-workflow-executor`, '--ignore-not-found']);
+    });
+
+    it('the API ServiceAccount creates a builder Pod in a group namespace and finds it by list and watch across namespaces', async () => {
+      watching = await new Watch(api).watch(
+        '/api/v1/pods',
+        { labelSelector: SELECTOR },
+        (type: string, pod: V1Pod) =>
+          seen.push({ type, namespace: pod.metadata!.namespace!, name: pod.metadata!.name! }),
+        () => undefined,
+      );
+      const core = api.makeApiClient(CoreV1Api);
+      const created = await core.createNamespacedPod({ namespace: GROUP_NS, body: builderPod(GROUP_NS) });
+      expect(created.metadata?.labels?.[SELECTOR]).toBe(BUILDER_ID);
+      const listed = await core.listPodForAllNamespaces({ labelSelector: SELECTOR });
+      expect(listed.items.map((p) => `${p.metadata!.namespace}/${p.metadata!.name}`)).toContain(
+        `${GROUP_NS}/${POD}`,
+      );
+      await expect
+        .poll(() => seen, { timeout: 10_000 })
+        .toContainEqual({ type: 'ADDED', namespace: GROUP_NS, name: POD });
+    });
+
+    // Asked by the API's own token (SelfSubjectAccessReview), in the group namespace:
+    // [verb, resource[/subresource][.group], allowed].
+    it.each([
+      ['create', 'pods', true],
+      ['get', 'pods', true],
+      ['delete', 'pods', true],
+      ['create', 'pods/exec', true],
+      ['get', 'pods/exec', true],
+      ['update', 'pods', false],
+      ['patch', 'pods', false],
+      ['create', 'pods/attach', false],
+      ['get', 'pods/attach', false],
+      ['get', 'pods/log', false],
+      ['create', 'pods/portforward', false],
+      ['update', 'pods/ephemeralcontainers', false],
+      ['create', 'deployments.apps', false],
+      ['get', 'secrets', false],
+    ] as const)('SelfSubjectAccessReview: the API may %s %s: %s', async (verb, what, allowed) => {
+      const [resourceAndGroup, subresource] = what.split('/') as [string, string | undefined];
+      const [resource, ...group] = resourceAndGroup.split('.');
+      const review = await api.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+        body: {
+          spec: {
+            resourceAttributes: {
+              namespace: GROUP_NS,
+              verb,
+              resource,
+              ...(subresource ? { subresource } : {}),
+              ...(group.length ? { group: group.join('.') } : {}),
+            },
+          },
+        },
+      });
+      expect(review.status?.allowed ?? false).toBe(allowed);
+    });
+
+    // On 1.33 a WebSocket exec is authorized as get, SPDY's POST as create (since 1.35 the WebSocket
+    // upgrade needs create as well): the API has both, and each alone fails the other transport.
+    it.each([
+      { who: 'the API', method: 'GET', status: 400, message: `pod ${POD} does not have a host assigned` },
+      { who: 'the API', method: 'POST', status: 400, message: `pod ${POD} does not have a host assigned` },
+      {
+        who: GET_ONLY,
+        method: 'POST',
+        status: 403,
+        message: `User "system:serviceaccount:${GROUP_NS}:${GET_ONLY}" cannot create resource "pods/exec"`,
+      },
+      {
+        who: CREATE_ONLY,
+        method: 'GET',
+        status: 403,
+        message: `User "system:serviceaccount:${GROUP_NS}:${CREATE_ONLY}" cannot get resource "pods/exec"`,
+      },
+    ] as const)('pods/exec by $method as $who: $status', async ({ who, method, status, message }) => {
+      const r = await openExec(who === 'the API' ? api : controls[who]!, method, GROUP_NS, POD);
+      expect(r.message).toContain(message);
+      expect(r.status).toBe(status);
+    });
+
+    it("client-node's Exec (the builder's terminal, tar upload and Save) as the API gets past RBAC to the missing kubelet", async () => {
+      const exec = new Exec(api).exec(
+        GROUP_NS,
+        POD,
+        'builder',
+        ['/.sandflow/busybox', 'sh'],
+        new PassThrough(),
+        new PassThrough(),
+        new PassThrough(),
+        true,
+      );
+      // 400 (no node for the Pod), not 403: the upgrade was authorized.
+      await expect(exec).rejects.toThrow('Unexpected server response: 400');
+    });
+
+    it('the API ServiceAccount deletes the builder Pod and the watch sees it go', async () => {
+      const core = api.makeApiClient(CoreV1Api);
+      await core.deleteNamespacedPod({ name: POD, namespace: GROUP_NS, gracePeriodSeconds: 0 });
+      await expect
+        .poll(() => seen, { timeout: 10_000 })
+        .toContainEqual({ type: 'DELETED', namespace: GROUP_NS, name: POD });
+      const left = await core.listPodForAllNamespaces({ labelSelector: SELECTOR });
+      expect(left.items.filter((p) => p.metadata!.name === POD)).toEqual([]);
+    });
+
+    it('builder.enabled=false: the API ServiceAccount may not create, list or exec into Pods', async () => {
+      const core = apiOff.makeApiClient(CoreV1Api);
+      const created = await statusOf(
+        core.createNamespacedPod({ namespace: GROUP_NS, body: builderPod(GROUP_NS) }),
+      );
+      expect(created.code).toBe(403);
+      expect(created.message).toContain(`User "${apiUser(OFF)}" cannot create resource "pods"`);
+      const listed = await statusOf(core.listPodForAllNamespaces({ labelSelector: SELECTOR }));
+      expect(listed.code).toBe(403);
+      expect(listed.message).toContain(`User "${apiUser(OFF)}" cannot list resource "pods"`);
+      const review = await apiOff.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+        body: {
+          spec: {
+            resourceAttributes: {
+              namespace: GROUP_NS,
+              verb: 'create',
+              resource: 'pods',
+              subresource: 'exec',
+            },
+          },
+        },
+      });
+      expect(review.status?.allowed ?? false).toBe(false);
+      // The rest of the API's role is there: the same account still makes namespaces.
+      const ns = await apiOff.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
+        body: { spec: { resourceAttributes: { verb: 'create', resource: 'namespaces' } } },
+      });
+      expect(ns.status?.allowed).toBe(true);
+    });
+  },
+);
