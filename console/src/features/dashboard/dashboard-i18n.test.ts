@@ -1,36 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import en from '../../i18n/locales/en/dashboard.json';
-import fr from '../../i18n/locales/fr/dashboard.json';
-import it_ from '../../i18n/locales/it/dashboard.json';
+import { expectKnownKeys, expectLocalesComplete, TRANSLATIONS } from '../../test-support/i18n';
 
-const flatten = (value: unknown, prefix = ''): Record<string, string> =>
-  Object.entries(value as Record<string, unknown>).reduce<Record<string, string>>(
-    (all, [key, v]) =>
-      typeof v === 'string' ? { ...all, [prefix + key]: v } : { ...all, ...flatten(v, `${prefix}${key}.`) },
-    {},
-  );
-const english = flatten(en);
 // The same word in the language named (technical terms, units, product words).
-const SAME: Record<string, Set<string>> = {
-  it: new Set(['resources.cpu', 'units.memory', 'units.disk', 'comparison.columns.run']),
-  fr: new Set(),
+const SAME: Record<string, string[]> = {
+  it: ['resources.cpu', 'units.memory', 'units.disk', 'comparison.columns.run'],
+  fr: [],
 };
 
 describe('dashboard dictionaries', () => {
-  it.each([
-    ['it', it_],
-    ['fr', fr],
-  ])('%s has every English key, translated, with the same placeholders', (language, dictionary) => {
-    const translated = flatten(dictionary);
-    expect(Object.keys(translated).sort()).toEqual(Object.keys(english).sort());
-    const untranslated = Object.keys(english).filter(
-      (key) => translated[key] === english[key] && !SAME[language]!.has(key),
-    );
-    expect(untranslated).toEqual([]);
-    const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
-    for (const key of Object.keys(english))
-      expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(english[key]!)]);
-  });
+  it.each(TRANSLATIONS)('%s has every English key, translated, with the same placeholders', (language) =>
+    expectLocalesComplete('dashboard', language, SAME[language]),
+  );
 
   it("keeps spec 3 §8's chart messages word for word in English", () => {
     expect(en.states).toMatchObject({
@@ -56,17 +37,5 @@ const sources = import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,t
 });
 
 describe('dashboard screens', () => {
-  it('name only keys the English dictionary has', () => {
-    const sections = new Set(Object.keys(en));
-    const used = new Set(
-      Object.values(sources).flatMap((text) =>
-        [...text.matchAll(/'([a-z][a-zA-Z]*(?:\.[a-zA-Z_]+)+)'/g)]
-          .map((m) => m[1]!)
-          .filter((key) => sections.has(key.split('.')[0]!)),
-      ),
-    );
-    expect(used.size).toBeGreaterThan(30);
-    const known = (key: string) => key in english || `${key}_one` in english;
-    expect([...used].filter((key) => !known(key))).toEqual([]);
-  });
+  it('name only keys the English dictionary has', () => expectKnownKeys('dashboard', sources, 30));
 });

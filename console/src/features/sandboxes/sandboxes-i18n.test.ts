@@ -1,19 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import en from '../../i18n/locales/en/sandboxes.json';
-import fr from '../../i18n/locales/fr/sandboxes.json';
-import it_ from '../../i18n/locales/it/sandboxes.json';
+import { describe, it } from 'vitest';
+import { expectLocalesComplete, TRANSLATIONS } from '../../test-support/i18n';
 
-const flatten = (value: unknown, prefix = ''): Record<string, string> =>
-  Object.entries(value as Record<string, unknown>).reduce<Record<string, string>>(
-    (all, [key, v]) =>
-      typeof v === 'string' ? { ...all, [prefix + key]: v } : { ...all, ...flatten(v, `${prefix}${key}.`) },
-    {},
-  );
-const english = flatten(en);
 // Words that are the same in the language named (technical terms, product words).
-const SAME: Record<string, Set<string>> = {
-  it: new Set(['uid', 'entrypoint', 'cpu', 'gb']),
-  fr: new Set([
+const SAME: Record<string, string[]> = {
+  it: ['uid', 'entrypoint', 'cpu', 'gb'],
+  fr: [
     'uid',
     'columns.version',
     'columns.architecture',
@@ -28,22 +19,11 @@ const SAME: Record<string, Set<string>> = {
     'destination',
     'publicGroup',
     'imageId',
-  ]),
+  ],
 };
 
 describe('sandbox dictionaries', () => {
-  it.each([
-    ['it', it_],
-    ['fr', fr],
-  ])('%s has every English key, translated, with the same placeholders', (language, dictionary) => {
-    const translated = flatten(dictionary);
-    expect(Object.keys(translated).sort()).toEqual(Object.keys(english).sort());
-    const untranslated = Object.keys(english).filter(
-      (key) => translated[key] === english[key] && !SAME[language]!.has(key),
-    );
-    expect(untranslated).toEqual([]);
-    const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
-    for (const key of Object.keys(english))
-      expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(english[key]!)]);
-  });
+  it.each(TRANSLATIONS)('%s has every English key, translated, with the same placeholders', (language) =>
+    expectLocalesComplete('sandboxes', language, SAME[language]),
+  );
 });

@@ -1,18 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import en from '../../i18n/locales/en/settings.json';
-import fr from '../../i18n/locales/fr/settings.json';
-import it_ from '../../i18n/locales/it/settings.json';
+import { describe, it } from 'vitest';
+import { expectKnownKeys, expectLocalesComplete, TRANSLATIONS } from '../../test-support/i18n';
 
-const flatten = (value: unknown, prefix = ''): Record<string, string> =>
-  Object.entries(value as Record<string, unknown>).reduce<Record<string, string>>(
-    (all, [key, v]) =>
-      typeof v === 'string' ? { ...all, [prefix + key]: v } : { ...all, ...flatten(v, `${prefix}${key}.`) },
-    {},
-  );
-const english = flatten(en);
 // Words that are the same in the language named (technical terms, product words).
-const SAME: Record<string, Set<string>> = {
-  it: new Set([
+const SAME: Record<string, string[]> = {
+  it: [
     'uid',
     'email',
     'columns.uid',
@@ -20,25 +11,14 @@ const SAME: Record<string, Set<string>> = {
     'registry',
     'clusters.scheduler.title',
     'clusters.scheduler.round_robin',
-  ]),
-  fr: new Set(['uid', 'email', 'columns.uid', 'columns.email', 'actions', 'columns.actions']),
+  ],
+  fr: ['uid', 'email', 'columns.uid', 'columns.email', 'actions', 'columns.actions'],
 };
 
 describe('settings dictionaries', () => {
-  it.each([
-    ['it', it_],
-    ['fr', fr],
-  ])('%s has every English key, translated, with the same placeholders', (language, dictionary) => {
-    const translated = flatten(dictionary);
-    expect(Object.keys(translated).sort()).toEqual(Object.keys(english).sort());
-    const untranslated = Object.keys(english).filter(
-      (key) => translated[key] === english[key] && !SAME[language]!.has(key),
-    );
-    expect(untranslated).toEqual([]);
-    const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
-    for (const key of Object.keys(english))
-      expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(english[key]!)]);
-  });
+  it.each(TRANSLATIONS)('%s has every English key, translated, with the same placeholders', (language) =>
+    expectLocalesComplete('settings', language, SAME[language]),
+  );
 });
 
 // Every key the settings screens name literally (t('groups.create'), t(x ? 'a.b' : 'a.c')) is
@@ -50,16 +30,5 @@ const sources = import.meta.glob<string>(['./**/*.{ts,tsx}', '!./**/*.test.{ts,t
 });
 
 describe('settings screens', () => {
-  it('name only keys the English dictionary has', () => {
-    const sections = new Set(Object.keys(en));
-    const used = new Set(
-      Object.values(sources).flatMap((text) =>
-        [...text.matchAll(/'([a-z][a-zA-Z]*(?:\.[a-zA-Z_]+)+)'/g)]
-          .map((m) => m[1]!)
-          .filter((key) => sections.has(key.split('.')[0]!)),
-      ),
-    );
-    expect(used.size).toBeGreaterThan(100);
-    expect([...used].filter((key) => !(key in english))).toEqual([]);
-  });
+  it('name only keys the English dictionary has', () => expectKnownKeys('settings', sources, 100));
 });
