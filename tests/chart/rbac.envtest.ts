@@ -255,6 +255,108 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
     expect(r.out).toContain('deployment.apps/sandflow-api created (server dry run)');
   });
 
+  // kubeconform (built beside helm by hack/envtest/build.sh) has no schemas offline: this server's
+  // own OpenAPI v3 documents are written in its folder layout (hack/envtest/README.md), one file per
+  // kind, the document with a root "$ref" to the kind's schema: <kind>-[<group>-]<version>.json.
+  const kubeconform = helm ? path.join(path.dirname(helm), 'kubeconform') : '';
+  const schemas = path.join(dir, 'schemas');
+  const renderFor = (file: string) => {
+    const r = spawnSync(
+      helm,
+      [
+        'template',
+        'sandflow',
+        path.join(root, 'charts/sandflow'),
+        '--namespace',
+        NS,
+        '--kube-version',
+        '1.33.0',
+        '-f',
+        path.join(root, 'charts/sandflow/ci', file),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  function writeSchemas(rendered: string) {
+    fs.mkdirSync(schemas, { recursive: true });
+    const wanted = parseAllDocuments(rendered)
+      .map((d) => d.toJS() as { apiVersion: string; kind: string } | null)
+      .filter((m): m is { apiVersion: string; kind: string } => !!m);
+    for (const apiVersion of new Set(wanted.map((m) => m.apiVersion))) {
+      const kinds = new Set(wanted.filter((m) => m.apiVersion === apiVersion).map((m) => m.kind));
+      const raw = spawnSync(
+        'kubectl',
+        ['get', '--raw', `/openapi/v3/${apiVersion.includes('/') ? 'apis' : 'api'}/${apiVersion}`],
+        { encoding: 'utf8', maxBuffer: 256 << 20 },
+      );
+      expect(raw.status, raw.stderr).toBe(0);
+      const doc = JSON.parse(raw.stdout) as {
+        components: {
+          schemas: Record<string, { 'x-kubernetes-group-version-kind'?: { group: string; kind: string }[] }>;
+        };
+      };
+      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+      for (const [name, schema] of Object.entries(doc.components.schemas)) {
+        const gvk = schema['x-kubernetes-group-version-kind']?.find(
+          (k) => k.group === group && kinds.has(k.kind),
+        );
+        if (!gvk || name.startsWith('io.k8s.apimachinery.')) continue;
+        const suffix = `${group ? `-${group.split('.')[0]}` : ''}-${version}`;
+        const target = path.join(schemas, `${gvk.kind.toLowerCase()}${suffix}.json`);
+        fs.writeFileSync(target, JSON.stringify({ ...doc, $ref: `#/components/schemas/${name}` }));
+      }
+    }
+  }
+  const runKubeconform = (file: string) =>
+    spawnSync(
+      kubeconform,
+      [
+        '-strict',
+        '-summary',
+        '-schema-location',
+        path.join(schemas, '{{ .ResourceKind }}{{ .KindSuffix }}.json'),
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
+
+  it
+    .skipIf(!fs.existsSync(kubeconform))
+    .each([
+      'default-values.yaml',
+      'ingress-values.yaml',
+      'postgresql-values.yaml',
+      'servicemonitor-values.yaml',
+      'builder-disabled-values.yaml',
+    ])("kubeconform -strict passes the chart rendered with ci/%s against this server's schemas", (file) => {
+    const rendered = renderFor(file);
+    writeSchemas(rendered);
+    const target = path.join(dir, `render-${file}`);
+    fs.writeFileSync(target, rendered);
+    const count = parseAllDocuments(rendered).filter((d) => d.toJS() !== null).length;
+    const r = runKubeconform(target);
+    expect(r.stdout).toContain(
+      `Summary: ${count} resources found in 1 file - Valid: ${count}, Invalid: 0, Errors: 0, Skipped: 0`,
+    );
+    expect(r.status).toBe(0);
+  });
+
+  it.skipIf(!fs.existsSync(kubeconform))(
+    'kubeconform with those schemas refuses a Deployment whose replicas is not a number',
+    () => {
+      const rendered = renderFor('default-values.yaml');
+      writeSchemas(rendered);
+      const target = path.join(dir, 'render-bad-replicas.yaml');
+      fs.writeFileSync(target, rendered.replace('replicas: 2', 'replicas: two'));
+      const r = runKubeconform(target);
+      expect(r.stdout).toContain("at '/spec/replicas': got string, want integer");
+      expect(r.stdout).toContain('Invalid: 1, Errors: 0');
+      expect(r.status).toBe(1);
+    },
+  );
+
   it('a request outside the role is refused with 403 for the operator token', () => {
     const r = kubectl(['--kubeconfig', operatorKubeconfig, 'get', 'secrets', '-A']);
     expect(r.code).not.toBe(0);
