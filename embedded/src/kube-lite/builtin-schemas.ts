@@ -83,4 +83,5 @@ export const BUILTIN_SCHEMAS: Record<string, JSONSchemaProps> = {
     }),
   }),
   CustomResourceDefinition: top({ spec: free, status: free }),
+  Pod: top({ spec: free, status: free }),
 };

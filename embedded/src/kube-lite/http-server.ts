@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WriteContext } from './admission.js';
 import { coreVersions, group, groupList, KUBE_VERSION, resourceList } from './discovery.js';
 import { StatusError, badRequest, methodNotAllowed, unauthorized } from './errors.js';
 import { openApiV3Document, openApiV3Paths, openApiV3Root } from './openapi.js';
+import type { ExecServer } from './kubelet/exec-server.js';
 import type { ResourceInfo, ResourceRegistry } from './registry.js';
 import {
   decodeBody,
@@ -283,6 +285,42 @@ export function createHandler(deps: HttpDeps) {
           'kube-lite request',
         );
       });
+  };
+}
+
+const EXEC_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec\/?$/;
+
+/** Answers an upgrade request with a Status instead (nothing was upgraded). */
+function refuseUpgrade(socket: Duplex, e: StatusError): void {
+  const body = JSON.stringify(e.toStatus());
+  socket.end(
+    `HTTP/1.1 ${e.code} ${STATUS_CODES[e.code] ?? ''}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The server's `upgrade` listener when the kubelet runs: `pods/exec` (GET or POST, bearer token
+ * checked as for every request) goes to the exec server; anything else is refused with a Status.
+ */
+export function createUpgradeHandler(deps: { token: string; log: Logger; exec: ExecServer }) {
+  return (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => undefined);
+    try {
+      if (!authorized(req, deps.token)) throw unauthorized();
+      const url = new URL(req.url ?? '/', 'http://kube-lite');
+      const m = EXEC_PATH.exec(url.pathname);
+      if (!m) throw notServed();
+      if (req.method !== 'GET' && req.method !== 'POST') throw methodNotAllowed();
+      deps.exec.upgrade(req, socket, head, decodeURIComponent(m[1]!), decodeURIComponent(m[2]!), url);
+    } catch (e) {
+      if (e instanceof StatusError) return refuseUpgrade(socket, e);
+      deps.log.error({ err: e, url: req.url }, 'kube-lite upgrade failed');
+      refuseUpgrade(
+        socket,
+        new StatusError(500, 'InternalError', 'an error on the server prevented the request from succeeding'),
+      );
+    }
   };
 }
 

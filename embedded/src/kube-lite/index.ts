@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
-import { createHandler } from './http-server.js';
+import { createHandler, createUpgradeHandler } from './http-server.js';
+import { ExecServer } from './kubelet/exec-server.js';
+import { Kubelet } from './kubelet/kubelet.js';
+import type { KubeletOptions } from './kubelet/options.js';
 import { loadOrCreateToken, writeKubeconfig } from './kubeconfig.js';
 import { Persistence } from './persistence.js';
-import { ResourceRegistry, resourceKey } from './registry.js';
+import { POD_RESOURCE, ResourceRegistry, resourceKey } from './registry.js';
 import { RestStorage } from './rest-storage.js';
 import { ObjectStore } from './store.js';
 import { loadOrCreateServingCert } from './tls.js';
@@ -21,6 +24,11 @@ export interface KubeLiteOptions {
   /** Where to write the kubeconfig; defaults to `<dataDir>/kubeconfig`. */
   kubeconfigPath?: string | undefined;
   logger?: Logger;
+  /**
+   * Run Pods on this machine (kubelet/): serves `v1 pods` (with `pods/exec`) and runs them under
+   * bwrap over their images. Without it kube-lite serves no pods.
+   */
+  kubelet?: KubeletOptions;
 }
 
 export interface KubeLite {
@@ -43,10 +51,16 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
   const store = new ObjectStore(persistence);
   await store.load();
   const registry = new ResourceRegistry();
+  if (options.kubelet) registry.add(POD_RESOURCE);
   const storage = new RestStorage(store, registry, log);
   storage.registerStoredCrds();
   await ensureDefaultNamespaces(storage, registry);
   store.startWatchHistory();
+  const kubelet = options.kubelet
+    ? new Kubelet(options.kubelet, store, storage, log.child({ component: 'kubelet' }))
+    : undefined;
+  await kubelet?.start();
+  const exec = kubelet ? new ExecServer(kubelet, log) : undefined;
 
   const token = loadOrCreateToken(options.dataDir);
   const host = options.host ?? '127.0.0.1';
@@ -57,6 +71,7 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
     createHandler({ token, store, storage, registry, log, address: () => address }),
   );
   server.keepAliveTimeout = 65_000;
+  if (exec) server.on('upgrade', createUpgradeHandler({ token, log, exec }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
       reject(new Error(`kube-lite cannot listen on ${host}:${options.port ?? 0}`, { cause: e })),
@@ -93,6 +108,8 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
       return storage.update(r, v, ns, obj.metadata.name!, next, ctx);
     },
     async close() {
+      exec?.close();
+      await kubelet?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await persistence.drain();
@@ -123,4 +140,5 @@ async function ensureDefaultNamespaces(storage: RestStorage, registry: ResourceR
   }
 }
 
+export type { KubeletOptions } from './kubelet/options.js';
 export type { KubeObject } from './types.js';

@@ -82,6 +82,22 @@ export const BUILTIN_RESOURCES: ResourceInfo[] = [
   ),
 ];
 
+/**
+ * v1 Pods: served only when kube-lite runs its kubelet (startKubeLite's `kubelet` option), which is
+ * what makes them run; kubectl prints their phase and restarts.
+ */
+export const POD_RESOURCE: ResourceInfo = builtin('', 'v1', 'Pod', 'pods', true, ['po'], {
+  hasStatus: true,
+  categories: ['all'],
+  printerColumns: {
+    v1: [
+      { name: 'Status', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Restarts', type: 'integer', jsonPath: '.status.containerStatuses[0].restartCount' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+  },
+});
+
 interface CrdVersion {
   name: string;
   served?: boolean;

@@ -2,7 +2,7 @@
 import type { CredentialsByHost, LayoutStore } from '@sandflow/images';
 
 export interface KubeletOptions {
-  /** Pods' folders live in `<dataDir>/pods`; images in `<dataDir>/images` unless `layout` is given. */
+  /** Pods' folders live in `<dataDir>/kubelet/pods`; images in `<dataDir>/images` unless `layout` is given. */
   dataDir: string;
   /** The image layout pulls go into (the pull cache); unpacked roots in `<dataDir>/image-roots`. */
   layout?: LayoutStore;

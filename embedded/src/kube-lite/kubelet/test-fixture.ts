@@ -1,0 +1,129 @@
+// What the kubelet's tests share: Debian's busybox-static image pushed to Debian's docker-registry,
+// and kube-lite with its kubelet over a PGlite database in a temporary folder (restartable on the
+// same folder), its kubeconfig loaded for @kubernetes/client-node.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import {
+  BUSYBOX_REFERENCE,
+  LayoutStore,
+  RegistryStore,
+  buildBusyboxImage,
+  copyImage,
+  findBusyboxStatic,
+} from '@sandflow/images';
+import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
+import { findBwrap } from '../../bwrap/sandbox.js';
+import { createDatabase } from '../../db/database.js';
+import { startKubeLite, type KubeLite } from '../index.js';
+
+/** What is missing on this machine for the kubelet's tests (they are skipped, saying so). */
+export const kubeletMissing = [
+  !findBwrap() && 'bwrap (apt-get install bubblewrap)',
+  !findBusyboxStatic() && 'busybox-static',
+  registryMissing(),
+].filter(Boolean) as string[];
+
+export interface Node {
+  kubeLite: KubeLite;
+  kc: KubeConfig;
+  core: CoreV1Api;
+  stop(): Promise<void>;
+}
+
+export interface Fixture {
+  tmp: string;
+  dataDir: string;
+  image: string;
+  registry: TestRegistry;
+  /** Starts kube-lite with its kubelet on the fixture's data folder and database. */
+  boot(): Promise<Node>;
+  cleanup(): Promise<void>;
+}
+
+export async function setUp(prefix: string): Promise<Fixture> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dataDir = path.join(tmp, 'data');
+  const registry = await startRegistry();
+  const built = await buildBusyboxImage(path.join(tmp, 'hack-images'));
+  const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
+  await copyImage({
+    from: new LayoutStore(built.oci),
+    fromRepository: repository,
+    reference: tag,
+    to: new RegistryStore({ host: registry.host }),
+    toRepository: repository,
+    tag,
+  });
+  return {
+    tmp,
+    dataDir,
+    image: `${registry.host}/${BUSYBOX_REFERENCE}`,
+    registry,
+    async boot() {
+      const db = createDatabase({ pgliteDir: path.join(tmp, 'pglite') });
+      const kubeLite = await startKubeLite({ db, dataDir, kubelet: { dataDir } });
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeLite.kubeconfigPath!);
+      return {
+        kubeLite,
+        kc,
+        core: kc.makeApiClient(CoreV1Api),
+        stop: async () => {
+          await kubeLite.close();
+          await db.destroy();
+        },
+      };
+    },
+    async cleanup() {
+      await registry.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `read` until `done` holds (bounded); answers the last value read. */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (done(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last, null, 2)}`);
+}
+
+/** Waits until the Pod reaches one of `phases`. */
+export const untilPhase = (
+  core: CoreV1Api,
+  namespace: string,
+  name: string,
+  phases: string[],
+  timeoutMs?: number,
+) =>
+  until<V1Pod>(
+    () => core.readNamespacedPod({ name, namespace }),
+    (p) => phases.includes(p.status?.phase ?? ''),
+    `pod ${namespace}/${name} to be ${phases.join(' or ')}`,
+    timeoutMs,
+  );
+
+/** Host processes whose command line contains `marker`. */
+export function processesWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) out.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
