@@ -4,6 +4,8 @@ import type { KubeObject } from './types.js';
 
 const OBJECTS = 'kube_objects';
 const STATE = 'kube_state';
+/** Rows of one statement (PostgreSQL allows 65,535 bind parameters; a row takes 6). */
+const CHUNK = 1000;
 
 export interface PersistedObject {
   resource: string;
@@ -12,7 +14,7 @@ export interface PersistedObject {
   body: KubeObject;
 }
 
-interface PendingRow {
+export interface PendingRow {
   key: string;
   resource: string;
   namespace: string;
@@ -24,7 +26,8 @@ interface PendingRow {
 /**
  * kube-lite's durable state in Postgres. Writes are group-committed: every write of
  * one event-loop turn lands in one transaction, and each caller's promise resolves
- * once its row is committed (as kube-apiserver answers after etcd has the write).
+ * once its row is committed (as kube-apiserver answers after etcd has the write), or
+ * rejects when the transaction failed (then none of its rows was written).
  */
 export class Persistence {
   private pending = new Map<string, PendingRow>();
@@ -88,36 +91,42 @@ export class Persistence {
 
   /**
    * One statement per batch (an implicit transaction): upserts, removals and the
-   * resourceVersion counter together, so a group commit costs one round trip.
+   * resourceVersion counter together, so a group commit costs one round trip. A batch of more
+   * than CHUNK rows takes several statements, in one transaction: a batch is committed whole or
+   * not at all, since every write in it is answered as failed when the commit fails.
    */
-  private async commitBatch(rows: PendingRow[], rv: number): Promise<void> {
-    for (let i = 0; i < rows.length; i += 1000) {
-      const chunk = rows.slice(i, i + 1000);
-      const upserts = chunk.filter((r) => r.body !== null);
-      const removals = chunk.filter((r) => r.body === null).map((r) => r.key);
-      const bindings: unknown[] = [];
-      const parts: string[] = [];
-      if (upserts.length) {
-        const values = upserts.map((r) => {
-          bindings.push(r.key, r.resource, r.namespace, r.name, r.rv, JSON.stringify(r.body));
-          return '(?, ?, ?, ?, ?, ?::jsonb)';
-        });
-        parts.push(
-          `upserted as (insert into ${OBJECTS} (key, resource, namespace, name, rv, body) values ${values.join(', ')} ` +
-            'on conflict (key) do update set rv = excluded.rv, body = excluded.body returning 1)',
-        );
-      }
-      if (removals.length) {
-        bindings.push(removals);
-        parts.push(`removed as (delete from ${OBJECTS} where key = any(?) returning 1)`);
-      }
-      bindings.push(String(rv));
-      const withClause = parts.length ? `with ${parts.join(', ')} ` : '';
-      await this.db.raw(
-        `${withClause}insert into ${STATE} (key, value) values ('resourceVersion', ?) on conflict (key) do update set value = excluded.value`,
-        bindings as never,
+  protected async commitBatch(rows: PendingRow[], rv: number): Promise<void> {
+    if (rows.length <= CHUNK) return this.commitChunk(this.db, rows, rv);
+    await this.db.transaction(async (trx) => {
+      for (let i = 0; i < rows.length; i += CHUNK) await this.commitChunk(trx, rows.slice(i, i + CHUNK), rv);
+    });
+  }
+
+  private async commitChunk(db: Knex, chunk: PendingRow[], rv: number): Promise<void> {
+    const upserts = chunk.filter((r) => r.body !== null);
+    const removals = chunk.filter((r) => r.body === null).map((r) => r.key);
+    const bindings: unknown[] = [];
+    const parts: string[] = [];
+    if (upserts.length) {
+      const values = upserts.map((r) => {
+        bindings.push(r.key, r.resource, r.namespace, r.name, r.rv, JSON.stringify(r.body));
+        return '(?, ?, ?, ?, ?, ?::jsonb)';
+      });
+      parts.push(
+        `upserted as (insert into ${OBJECTS} (key, resource, namespace, name, rv, body) values ${values.join(', ')} ` +
+          'on conflict (key) do update set rv = excluded.rv, body = excluded.body returning 1)',
       );
     }
+    if (removals.length) {
+      bindings.push(removals);
+      parts.push(`removed as (delete from ${OBJECTS} where key = any(?) returning 1)`);
+    }
+    bindings.push(String(rv));
+    const withClause = parts.length ? `with ${parts.join(', ')} ` : '';
+    await db.raw(
+      `${withClause}insert into ${STATE} (key, value) values ('resourceVersion', ?) on conflict (key) do update set value = excluded.value`,
+      bindings as never,
+    );
   }
 
   /** Wait for every queued write (used on shutdown). */

@@ -20,7 +20,7 @@ import {
 } from './patch/index.js';
 import { type ResourceInfo, type ResourceRegistry, resourceFromCrd, resourceKey } from './registry.js';
 import { type FieldSelector, type LabelSelector } from './selectors.js';
-import type { ObjectStore } from './store.js';
+import { type ObjectStore, WriteRace } from './store.js';
 import type { KubeObject } from './types.js';
 import { clone, isPlainObject, nowIso } from './util.js';
 
@@ -40,6 +40,8 @@ export interface DeleteOptions {
 }
 
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+/** How many times a write is computed again after another write to its object went first. */
+const MAX_WRITE_RETRIES = 100;
 const NS_KEY = '/namespaces';
 
 export const matches = (o: KubeObject, opts: Pick<ListOptions, 'labelSelector' | 'fieldSelector'>) =>
@@ -101,7 +103,22 @@ export class RestStorage {
     return { items, resourceVersion, continueToken, remainingItemCount };
   }
 
-  async create(
+  create(
+    r: ResourceInfo,
+    version: string,
+    namespace: string,
+    body: unknown,
+    ctx: WriteContext,
+  ): Promise<KubeObject> {
+    return this.retrying(r, () => this.createOnce(r, version, namespace, body, ctx));
+  }
+
+  /**
+   * Every write reads its object, checks and computes the next one and hands it to the store in
+   * one synchronous step, so the check and the commit cannot interleave with another write (the
+   * store refuses a write whose object changed or has a write in flight; it is then computed again).
+   */
+  private async createOnce(
     r: ResourceInfo,
     version: string,
     namespace: string,
@@ -114,10 +131,10 @@ export class RestStorage {
       throw alreadyExists(r.plural, r.group, obj.metadata.name!);
     if (r.kind === 'CustomResourceDefinition' && !r.custom) this.checkCrdNames(obj);
     if (ctx.dryRun) return obj;
-    return this.commit(r, obj);
+    return this.commit(r, obj, undefined);
   }
 
-  async update(
+  update(
     r: ResourceInfo,
     version: string,
     namespace: string,
@@ -126,14 +143,29 @@ export class RestStorage {
     ctx: WriteContext,
     subresource?: 'status',
   ): Promise<KubeObject> {
-    const old = this.get(r, namespace, name);
-    const next = admitUpdate(r, version, old, body, ctx, subresource);
-    if (!next) return old;
-    if (ctx.dryRun) return next;
-    return this.commit(r, next);
+    return this.retrying(r, async () => {
+      const old = this.get(r, namespace, name);
+      const next = admitUpdate(r, version, old, body, ctx, subresource);
+      if (!next) return old;
+      if (ctx.dryRun) return next;
+      return this.commit(r, next, old);
+    });
   }
 
-  async patch(
+  patch(
+    r: ResourceInfo,
+    version: string,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    ctx: WriteContext & { force: boolean },
+    subresource?: 'status',
+  ): Promise<KubeObject> {
+    return this.retrying(r, () => this.patchOnce(r, version, namespace, name, type, patch, ctx, subresource));
+  }
+
+  private async patchOnce(
     r: ResourceInfo,
     version: string,
     namespace: string,
@@ -184,7 +216,7 @@ export class RestStorage {
           if (!live) {
             const obj = patched as KubeObject;
             obj.metadata = { ...obj.metadata, name };
-            return this.create(r, version, namespace, obj, ctx);
+            return this.createOnce(r, version, namespace, obj, ctx);
           }
           break;
         }
@@ -207,29 +239,46 @@ export class RestStorage {
     const next = admitUpdate(r, version, live!, patched, ctx, subresource);
     if (!next) return live!;
     if (ctx.dryRun) return next;
-    return this.commit(r, next);
+    return this.commit(r, next, live);
   }
 
-  async delete(r: ResourceInfo, namespace: string, name: string, opts: DeleteOptions): Promise<KubeObject> {
-    const obj = this.get(r, namespace, name);
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== obj.metadata.uid)
-      throw conflict(
-        r.plural,
-        r.group,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
-      );
-    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)
-      throw conflict(
-        r.plural,
-        r.group,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
-      );
+  delete(r: ResourceInfo, namespace: string, name: string, opts: DeleteOptions): Promise<KubeObject> {
+    return this.retrying(r, () => this.deleteOnce(r, namespace, name, opts));
+  }
+
+  private async deleteOnce(
+    r: ResourceInfo,
+    namespace: string,
+    name: string,
+    opts: DeleteOptions,
+  ): Promise<KubeObject> {
+    const read = () => {
+      const live = this.get(r, namespace, name);
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== live.metadata.uid)
+        throw conflict(
+          r.plural,
+          r.group,
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${live.metadata.uid}`,
+        );
+      if (pre?.resourceVersion && pre.resourceVersion !== live.metadata.resourceVersion)
+        throw conflict(
+          r.plural,
+          r.group,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${live.metadata.resourceVersion}`,
+        );
+      return live;
+    };
+    let obj = read();
     if (opts.dryRun) return obj;
     const policy = opts.propagationPolicy ?? 'Background';
-    if (policy === 'Orphan') await this.orphanDependents(obj);
+    if (policy === 'Orphan' && this.store.dependentsOf(obj.metadata.uid!).length > 0) {
+      await this.orphanDependents(obj);
+      // The object may have changed while its dependents were written: read and check it again.
+      obj = read();
+    }
     const finalizers = [...(obj.metadata.finalizers ?? [])];
     if (
       policy === 'Foreground' &&
@@ -238,7 +287,7 @@ export class RestStorage {
     )
       finalizers.push('foregroundDeletion');
     const isNamespace = r.kind === 'Namespace' && !r.custom;
-    if (finalizers.length === 0 && !isNamespace) return this.removeNow(r, obj);
+    if (finalizers.length === 0 && !isNamespace) return this.removeNow(r, obj, obj);
     if (obj.metadata.deletionTimestamp && finalizers.length === (obj.metadata.finalizers ?? []).length)
       return obj;
     const marked: KubeObject = {
@@ -252,7 +301,7 @@ export class RestStorage {
     };
     if (finalizers.length === 0) delete marked.metadata.finalizers;
     if (isNamespace) marked.status = { ...(obj.status as object), phase: 'Terminating' };
-    const stored = await this.commit(r, marked);
+    const stored = await this.commit(r, marked, obj);
     if (isNamespace) this.finalizeNamespace(name);
     if (finalizers.includes('foregroundDeletion')) this.deleteDependents(obj, 'Foreground');
     return stored;
@@ -297,14 +346,43 @@ export class RestStorage {
       );
   }
 
-  /** Writes an object; removes it instead when its deletion has no finalizers left. */
-  private async commit(r: ResourceInfo, obj: KubeObject): Promise<KubeObject> {
+  /**
+   * Runs a write, and again (reading its object afresh) while another write to the object goes
+   * first; a write that keeps losing answers Conflict, as kube-apiserver does.
+   */
+  private async retrying<T>(r: ResourceInfo, attempt: () => Promise<T>): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (e) {
+        if (!(e instanceof WriteRace)) throw e;
+        if (i >= MAX_WRITE_RETRIES)
+          throw new StatusError(
+            409,
+            'Conflict',
+            `Operation cannot be fulfilled on ${r.plural}: the object has been modified; please apply your changes to the latest version and try again`,
+          );
+        await e.settled;
+      }
+    }
+  }
+
+  /**
+   * Writes an object computed from `expected` (the live object, undefined for a create); removes
+   * it instead when its deletion has no finalizers left. Resolves once committed.
+   */
+  private async commit(
+    r: ResourceInfo,
+    obj: KubeObject,
+    expected: KubeObject | undefined,
+  ): Promise<KubeObject> {
     if (
+      expected &&
       obj.metadata.deletionTimestamp &&
       (obj.metadata.finalizers ?? []).length === 0 &&
       !(r.kind === 'Namespace' && !r.custom)
     ) {
-      return this.removeNow(r, obj);
+      return this.removeNow(r, obj, expected);
     }
     if (r.kind === 'CustomResourceDefinition' && !r.custom && !obj.metadata.deletionTimestamp) {
       obj = {
@@ -315,19 +393,42 @@ export class RestStorage {
         },
       };
     }
-    obj.metadata.resourceVersion = String(this.store.nextResourceVersion());
-    const written = this.store.put(resourceKey(r), obj);
-    if (r.kind === 'CustomResourceDefinition' && !r.custom) this.onCrdChanged(obj);
-    await written;
-    return obj;
+    const stored = await this.store.put(resourceKey(r), obj, expected);
+    if (r.kind === 'CustomResourceDefinition' && !r.custom) this.onCrdChanged(stored);
+    return stored;
   }
 
-  private async removeNow(r: ResourceInfo, obj: KubeObject): Promise<KubeObject> {
-    const { object, written } = this.store.remove(resourceKey(r), obj);
+  /** Removes `expected` (the live object), its DELETED event carrying `obj`; resolves once committed. */
+  private async removeNow(r: ResourceInfo, obj: KubeObject, expected: KubeObject): Promise<KubeObject> {
+    const gone = await this.store.remove(resourceKey(r), obj, expected);
     if (r.kind === 'CustomResourceDefinition' && !r.custom) this.onCrdRemoved(obj);
-    await written;
     this.collectAfterRemoval(obj);
-    return object;
+    return gone;
+  }
+
+  /**
+   * Reads an object and writes what `change` makes of it (nothing when it returns undefined or the
+   * object is gone), again whenever another write to it went first.
+   */
+  private rewrite(
+    r: ResourceInfo,
+    namespace: string,
+    name: string,
+    change: (live: KubeObject) => KubeObject | undefined,
+  ): Promise<KubeObject | undefined> {
+    return this.retrying(r, async () => {
+      const live = this.store.get(resourceKey(r), namespace, name);
+      const next = live && change(live);
+      return next ? this.commit(r, next, live) : live;
+    });
+  }
+
+  /** Removes an object if it is still there, again whenever another write to it went first. */
+  private removeLatest(r: ResourceInfo, namespace: string, name: string): Promise<KubeObject | undefined> {
+    return this.retrying(r, async () => {
+      const live = this.store.get(resourceKey(r), namespace, name);
+      return live ? this.removeNow(r, live, live) : undefined;
+    });
   }
 
   private onCrdChanged(crd: KubeObject): void {
@@ -344,24 +445,30 @@ export class RestStorage {
     const r = this.registry.byGroupKey(key);
     if (r)
       for (const o of this.store.list(key))
-        this.removeNow(r, o).catch((e) => this.log.error({ err: e }, 'remove custom resource'));
+        this.removeLatest(r, o.metadata.namespace ?? '', o.metadata.name!).catch((e) =>
+          this.log.error({ err: e }, 'remove custom resource'),
+        );
     this.registry.remove(spec.group, spec.names.plural);
   }
 
   /** A CRD being deleted takes its objects with it, then drops its own finalizer. */
   private finalizeCrd(crd: KubeObject): void {
     this.onCrdRemoved(crd);
-    const finalizers = (crd.metadata.finalizers ?? []).filter(
-      (f) => f !== 'customresourcecleanup.apiextensions.k8s.io',
-    );
-    if (finalizers.length !== (crd.metadata.finalizers ?? []).length) {
+    const cleanup = 'customresourcecleanup.apiextensions.k8s.io';
+    if (crd.metadata.finalizers?.includes(cleanup)) {
       const r = this.registry.byGroupKey(CRD_KEY)!;
       setImmediate(() => {
-        const current = this.store.get(CRD_KEY, '', crd.metadata.name!);
-        if (current)
-          this.commit(r, { ...current, metadata: { ...current.metadata, finalizers } }).catch(
-            () => undefined,
-          );
+        this.rewrite(r, '', crd.metadata.name!, (current) =>
+          current.metadata.finalizers?.includes(cleanup)
+            ? {
+                ...current,
+                metadata: {
+                  ...current.metadata,
+                  finalizers: current.metadata.finalizers.filter((f) => f !== cleanup),
+                },
+              }
+            : undefined,
+        ).catch((e) => this.log.error({ err: e, crd: crd.metadata.name }, 'CRD finalization failed'));
       });
     }
   }
@@ -369,12 +476,14 @@ export class RestStorage {
   private async orphanDependents(owner: KubeObject): Promise<void> {
     for (const d of this.store.dependentsOf(owner.metadata.uid!)) {
       const r = this.registry.byGroupKey(d.resource);
-      const o = this.store.get(d.resource, d.namespace, d.name);
-      if (!r || !o) continue;
-      const refs = (o.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== owner.metadata.uid);
-      const next: KubeObject = { ...o, metadata: { ...o.metadata, ownerReferences: refs } };
-      if (refs.length === 0) delete next.metadata.ownerReferences;
-      await this.commit(r, next);
+      if (!r) continue;
+      await this.rewrite(r, d.namespace, d.name, (o) => {
+        const refs = (o.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== owner.metadata.uid);
+        if (refs.length === (o.metadata.ownerReferences ?? []).length) return undefined;
+        const next: KubeObject = { ...o, metadata: { ...o.metadata, ownerReferences: refs } };
+        if (refs.length === 0) delete next.metadata.ownerReferences;
+        return next;
+      });
     }
   }
 
@@ -388,7 +497,14 @@ export class RestStorage {
       );
       const work =
         others.length > 0
-          ? this.commit(r, { ...o, metadata: { ...o.metadata, ownerReferences: others } })
+          ? this.rewrite(r, d.namespace, d.name, (live) => {
+              const kept = (live.metadata.ownerReferences ?? []).filter(
+                (ref) => ref.uid !== owner.metadata.uid && this.store.byUid(ref.uid) !== undefined,
+              );
+              return kept.length > 0 && kept.length < (live.metadata.ownerReferences ?? []).length
+                ? { ...live, metadata: { ...live.metadata, ownerReferences: kept } }
+                : undefined;
+            })
           : o.metadata.deletionTimestamp
             ? Promise.resolve(o)
             : this.delete(r, d.namespace, d.name, { propagationPolicy: policy });
@@ -410,8 +526,18 @@ export class RestStorage {
         const r = this.registry.byGroupKey(at.resource);
         if (!owner || !r || !owner.metadata.finalizers?.includes('foregroundDeletion')) continue;
         if (this.store.dependentsOf(ref.uid).length > 0) continue;
-        const finalizers = owner.metadata.finalizers.filter((f) => f !== 'foregroundDeletion');
-        this.commit(r, { ...owner, metadata: { ...owner.metadata, finalizers } }).catch(() => undefined);
+        this.rewrite(r, at.namespace, at.name, (live) =>
+          live.metadata.finalizers?.includes('foregroundDeletion') &&
+          this.store.dependentsOf(ref.uid).length === 0
+            ? {
+                ...live,
+                metadata: {
+                  ...live.metadata,
+                  finalizers: live.metadata.finalizers.filter((f) => f !== 'foregroundDeletion'),
+                },
+              }
+            : undefined,
+        ).catch((e) => this.log.error({ err: e, owner: at }, 'foreground deletion failed'));
       }
       if (obj.metadata.namespace) {
         const ns = this.store.get(NS_KEY, '', obj.metadata.namespace);
@@ -441,8 +567,7 @@ export class RestStorage {
           .filter((x) => x.namespaced)
           .some((r) => this.store.list(resourceKey(r), name).length > 0);
         if (!stillThere) {
-          const ns = this.store.get(NS_KEY, '', name);
-          if (ns) await this.removeNow(this.registry.byGroupKey(NS_KEY)!, ns);
+          await this.removeLatest(this.registry.byGroupKey(NS_KEY)!, '', name);
         }
         void remaining;
       } catch (e) {

@@ -22,11 +22,24 @@ export interface WatchListener {
 const LOG_CAPACITY = 50_000;
 
 const objectKey = (namespace: string, name: string) => `${namespace}/${name}`;
+const writeKey = (resource: string, namespace: string, name: string) => `${resource}|${namespace}|${name}`;
+
+/**
+ * A write computed from a state of its key that is no longer (or not yet) the committed one:
+ * another write to the key went first or is still being committed. The writer reads the key
+ * again once `settled` resolves and retries — kube-apiserver's GuaranteedUpdate on a conflict.
+ */
+export class WriteRace extends Error {
+  constructor(readonly settled: Promise<void>) {
+    super('another write to this object went first');
+  }
+}
 
 /**
  * Every object kube-lite holds, in memory, with one resourceVersion sequence across
  * all kinds (like etcd's revision). Stored objects are never mutated: writers pass a
- * new object. The event log backs watches that resume from a resourceVersion.
+ * new object. The event log backs watches that resume from a resourceVersion. Only
+ * committed writes are served: a write that failed to persist never appears.
  */
 export class ObjectStore {
   private objects = new Map<string, Map<string, KubeObject>>();
@@ -35,17 +48,22 @@ export class ObjectStore {
   private listeners = new Map<string, Set<WatchListener>>();
   private owners = new Map<string, Set<string>>();
   private uids = new Map<string, string>();
+  /** The last resourceVersion handed out (to a write committed, in flight or failed). */
   private _rv = 0;
+  /** The resourceVersion of the last committed write: what lists and bookmarks report. */
+  private _committedRv = 0;
+  /** Each key's uncommitted write, settling (never rejecting) once it is committed or failed. */
+  private inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly persistence: Persistence) {}
 
   get resourceVersion(): number {
-    return this._rv;
+    return this._committedRv;
   }
 
   /** The oldest resourceVersion a watch can resume from. */
   get oldestWatchableRv(): number {
-    return this.log[this.logStart]?.rv !== undefined ? this.log[this.logStart]!.rv - 1 : this._rv;
+    return this.log[this.logStart]?.rv !== undefined ? this.log[this.logStart]!.rv - 1 : this._committedRv;
   }
 
   async load(): Promise<void> {
@@ -53,6 +71,7 @@ export class ObjectStore {
     for (const o of objects) this.bucket(o.resource).set(objectKey(o.namespace, o.name), o.body);
     for (const o of objects) this.indexOwners(o.resource, o.body, undefined);
     this._rv = resourceVersion;
+    this._committedRv = resourceVersion;
   }
 
   /**
@@ -103,33 +122,89 @@ export class ObjectStore {
     return { resource, namespace, name };
   }
 
-  nextResourceVersion(): number {
-    return ++this._rv;
-  }
-
-  /** Store a new or changed object whose metadata.resourceVersion was set from nextResourceVersion(). */
-  put(resource: string, object: KubeObject): Promise<void> {
+  /**
+   * Store a new or changed object, computed from `expected` (the object read from this store, or
+   * undefined for a create). The write is persisted first; only once it is committed does the
+   * object become what get/list serve, its resourceVersion the store's, and its event reach the
+   * watchers (as kube-apiserver answers and watches from etcd after the commit). Resolves to the
+   * stored object, with its new resourceVersion; rejects — and nothing is served — when the
+   * commit fails. Throws WriteRace when the key changed since `expected` was read or another
+   * write to it is not committed yet: read it again once `settled` resolves and retry.
+   */
+  put(resource: string, object: KubeObject, expected: KubeObject | undefined): Promise<KubeObject> {
     const namespace = object.metadata.namespace ?? '';
     const name = object.metadata.name!;
-    const rv = Number(object.metadata.resourceVersion);
-    const bucket = this.bucket(resource);
-    const previous = bucket.get(objectKey(namespace, name));
-    bucket.set(objectKey(namespace, name), object);
-    this.indexOwners(resource, object, previous);
-    this.emit({ type: previous ? 'MODIFIED' : 'ADDED', resource, namespace, rv, object, previous });
-    return this.persistence.write(resource, namespace, name, rv, object);
+    this.claim(resource, namespace, name, expected);
+    const rv = ++this._rv;
+    const stored: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    return this.commit(resource, namespace, name, rv, stored, () => {
+      const bucket = this.bucket(resource);
+      const previous = bucket.get(objectKey(namespace, name));
+      bucket.set(objectKey(namespace, name), stored);
+      this.indexOwners(resource, stored, previous);
+      return { type: previous ? 'MODIFIED' : 'ADDED', resource, namespace, rv, object: stored, previous };
+    });
   }
 
-  /** Remove an object; the DELETED event carries it with a fresh resourceVersion. */
-  remove(resource: string, object: KubeObject): { object: KubeObject; written: Promise<void> } {
+  /**
+   * Remove an object (`object` is its last state, computed from `expected`, the live one); the
+   * DELETED event carries it with a fresh resourceVersion. Persisted first, like put.
+   */
+  remove(resource: string, object: KubeObject, expected: KubeObject): Promise<KubeObject> {
     const namespace = object.metadata.namespace ?? '';
     const name = object.metadata.name!;
-    const rv = this.nextResourceVersion();
+    this.claim(resource, namespace, name, expected);
+    const rv = ++this._rv;
     const gone: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
-    this.objects.get(resource)?.delete(objectKey(namespace, name));
-    this.indexOwners(resource, undefined, object);
-    this.emit({ type: 'DELETED', resource, namespace, rv, object: gone });
-    return { object: gone, written: this.persistence.write(resource, namespace, name, rv, null) };
+    return this.commit(resource, namespace, name, rv, null, () => {
+      this.objects.get(resource)?.delete(objectKey(namespace, name));
+      this.indexOwners(resource, undefined, expected);
+      return { type: 'DELETED', resource, namespace, rv, object: gone };
+    });
+  }
+
+  /** The compare of a compare-and-swap: the key is as the writer read it and no write to it is in flight. */
+  private claim(resource: string, namespace: string, name: string, expected: KubeObject | undefined): void {
+    const inFlight = this.inFlight.get(writeKey(resource, namespace, name));
+    if (inFlight) throw new WriteRace(inFlight);
+    if (this.get(resource, namespace, name) !== expected) throw new WriteRace(Promise.resolve());
+  }
+
+  /**
+   * Persists one write, then applies it. The apply runs in the commit's own continuation, so
+   * writes become visible in the order of their resourceVersions (the persistence commits and
+   * resolves them in the order they were queued, which is the order rv was taken in).
+   */
+  private commit(
+    resource: string,
+    namespace: string,
+    name: string,
+    rv: number,
+    body: KubeObject | null,
+    apply: () => StoreEvent,
+  ): Promise<KubeObject> {
+    const key = writeKey(resource, namespace, name);
+    const written = this.persistence.write(resource, namespace, name, rv, body).then(
+      () => {
+        this.inFlight.delete(key);
+        const event = apply();
+        if (rv > this._committedRv) this._committedRv = rv;
+        this.emit(event);
+        return event.object;
+      },
+      (error: unknown) => {
+        this.inFlight.delete(key);
+        throw error;
+      },
+    );
+    this.inFlight.set(
+      key,
+      written.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return written;
   }
 
   /** Events after `rv` for a resource, or undefined when the log no longer reaches back that far. */
