@@ -19,6 +19,7 @@ export function createApp(deps: ApiDeps, metrics = new ApiMetrics()): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  app.set('trust proxy', deps.config.trustProxy);
 
   const api = express.Router();
   api.use(metrics.observe(API_BASE));

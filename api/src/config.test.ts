@@ -48,3 +48,22 @@ describe('loadApiConfig: the bot check', () => {
     expect(() => loadApiConfig(env)).toThrow(message);
   });
 });
+
+describe('loadApiConfig: trust proxy', () => {
+  it.each([
+    ['unset', undefined, false],
+    ['false', 'false', false],
+    ['true', 'true', true],
+    ['a number of hops', '1', 1],
+    ['a list of subnets', 'loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'],
+  ])('%s', (_case, value, expected) => {
+    const env = value === undefined ? {} : { SANDFLOW_TRUST_PROXY: value };
+    expect(loadApiConfig(env).trustProxy).toEqual(expected);
+  });
+
+  it('refuses what Express could not read, naming the variable', () => {
+    expect(() => loadApiConfig({ SANDFLOW_TRUST_PROXY: 'yes please!' })).toThrow(
+      /SANDFLOW_TRUST_PROXY: true, false, a number of proxy hops/,
+    );
+  });
+});

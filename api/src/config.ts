@@ -23,6 +23,14 @@ const envSchema = z.object({
   SANDFLOW_BOT_CHECK_SITE_KEY: z.string().optional(),
   SANDFLOW_SECURE_COOKIES: bool,
   SANDFLOW_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().optional(),
+  SANDFLOW_TRUST_PROXY: z
+    .string()
+    .trim()
+    .regex(
+      /^(true|false|\d+|[\w.:/]+(\s*,\s*[\w.:/]+)*)$/,
+      'true, false, a number of proxy hops, or a comma-separated list of proxy addresses/subnets (loopback, 10.0.0.0/8)',
+    )
+    .optional(),
 });
 
 export interface ApiConfig {
@@ -42,6 +50,13 @@ export interface ApiConfig {
   /** Registration's bot check: the secret verifies tokens, the site key is public (the console's widget). */
   botCheck: { provider: BotCheckProvider; secret: string; siteKey: string } | undefined;
   secureCookies: boolean;
+  /**
+   * Express's `trust proxy`: which reverse proxies' X-Forwarded-For to believe for the client's
+   * address (the rate limits count per address). false: none — behind an ingress every request
+   * would otherwise count against the ingress's one address, and trusting blindly lets a client
+   * pick its own address.
+   */
+  trustProxy: boolean | number | string;
   /** Attempts per window on login and password routes, per account and per address. */
   rateLimit: { windowMs: number; perAccount: number; perAddress: number };
   /** Realtime heartbeat interval. */
@@ -86,10 +101,17 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           }
         : undefined,
     secureCookies: e.SANDFLOW_SECURE_COOKIES ?? e.SANDFLOW_PUBLIC_URL.startsWith('https:'),
+    trustProxy: trustProxyOf(e.SANDFLOW_TRUST_PROXY),
     ...(e.SANDFLOW_UPLOAD_MAX_BYTES
       ? { builder: { ...BUILDER_DEFAULTS, uploadMaxBytes: e.SANDFLOW_UPLOAD_MAX_BYTES } }
       : {}),
   });
+}
+
+function trustProxyOf(value: string | undefined): ApiConfig['trustProxy'] {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 const BUILDER_DEFAULTS: ApiConfig['builder'] = { uploadMaxBytes: 1024 ** 3, terminalGraceMs: 60_000 };
@@ -110,6 +132,7 @@ export function defaultApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig 
     oidc: undefined,
     botCheck: undefined,
     secureCookies: false,
+    trustProxy: false,
     rateLimit: { windowMs: 15 * 60_000, perAccount: 10, perAddress: 50 },
     heartbeatMs: 30_000,
     builder: BUILDER_DEFAULTS,

@@ -322,6 +322,34 @@ describe('rate limiting', () => {
       ),
     30_000,
   );
+
+  it.each([
+    // Behind one trusted proxy hop, each forwarded client has its own budget …
+    ['trusted', 1, [200, 200, 200, 200]],
+    // … and without trust a client cannot buy a new budget by writing X-Forwarded-For itself.
+    ['not trusted', false, [200, 200, 429, 429]],
+  ] as const)(
+    'counts per forwarded address only when the proxy is %s',
+    (_case, trustProxy, expected) =>
+      withHarness(
+        { config: { trustProxy, rateLimit: { windowMs: 60_000, perAccount: 100, perAddress: 2 } } },
+        async (h) => {
+          const statuses = [];
+          for (const client of ['203.0.113.1', '203.0.113.2'])
+            for (let i = 0; i < 2; i++)
+              statuses.push(
+                (
+                  await h.request
+                    .post('/api/v0/password')
+                    .set('X-Forwarded-For', client)
+                    .send({ username: `u${i}@example.test` })
+                ).status,
+              );
+          expect(statuses).toEqual(expected);
+        },
+      ),
+    30_000,
+  );
 });
 
 describe('first start', () => {
