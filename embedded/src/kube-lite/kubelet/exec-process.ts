@@ -18,7 +18,9 @@ export interface ExecIo {
 }
 
 export interface ExecProcess {
-  write(data: Buffer): void;
+  /** Hands stdin data to the process; false when it should wait for `onStdinDrain`. */
+  write(data: Buffer): boolean;
+  onStdinDrain(listener: () => void): void;
   /** The client closed stdin: EOF to the process. */
   endStdin(): void;
   resize(cols: number, rows: number): void;
@@ -28,8 +30,10 @@ export interface ExecProcess {
 }
 
 export interface ExecOutput {
-  stdout(data: Buffer): void;
-  stderr(data: Buffer): void;
+  /** False when the receiving end is full: the process's output waits for `onDrain`. */
+  stdout(data: Buffer): boolean;
+  stderr(data: Buffer): boolean;
+  onDrain(listener: () => void): void;
 }
 
 export function spawnExec(target: ExecTarget, command: string[], io: ExecIo, out: ExecOutput): ExecProcess {
@@ -42,7 +46,8 @@ export function spawnExec(target: ExecTarget, command: string[], io: ExecIo, out
       shell.onExit((code) => setTimeout(() => resolve(code), PTY_DRAIN_MS)),
     );
     return {
-      write: (d) => shell.write(d),
+      write: (d) => (shell.write(d), true),
+      onStdinDrain: () => undefined,
       // A terminal's EOF is its EOF character at the start of a line.
       endStdin: () => shell.write('\x04'),
       resize: (cols, rows) => shell.resize(cols, rows),
@@ -56,20 +61,28 @@ export function spawnExec(target: ExecTarget, command: string[], io: ExecIo, out
     env: { PATH: process.env.PATH ?? DEFAULT_PATH },
   });
   child.stdin?.on('error', () => undefined);
-  child.stdout?.on('data', (d: Buffer) => out.stdout(d));
-  child.stderr?.on('data', (d: Buffer) => out.stderr(d));
+  // Output waits while the socket's buffer is full, so a large `tar c` never piles up in memory.
+  const pause = () => {
+    child.stdout?.pause();
+    child.stderr?.pause();
+    out.onDrain(() => {
+      child.stdout?.resume();
+      child.stderr?.resume();
+    });
+  };
+  child.stdout?.on('data', (d: Buffer) => out.stdout(d) || pause());
+  child.stderr?.on('data', (d: Buffer) => out.stderr(d) || pause());
   const exited = new Promise<number>((resolve) => {
     child.once('error', (e) => {
-      out.stderr(Buffer.from(`kube-lite: cannot start ${target.bwrap}: ${e.message}\n`));
+      void out.stderr(Buffer.from(`kube-lite: cannot start ${target.bwrap}: ${e.message}\n`));
       resolve(126);
     });
     // 'close': the process has exited and its pipes are drained.
     child.once('close', (code, signal) => resolve(exitCodeOf(code, signal)));
   });
   return {
-    write: (d) => {
-      if (child.stdin && !child.stdin.destroyed) child.stdin.write(d);
-    },
+    write: (d) => (child.stdin && !child.stdin.destroyed ? child.stdin.write(d) : true),
+    onStdinDrain: (listener) => child.stdin?.once('drain', listener),
     endStdin: () => child.stdin?.end(),
     resize: () => undefined,
     exited,

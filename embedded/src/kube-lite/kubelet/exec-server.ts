@@ -21,6 +21,10 @@ const ERROR = 3;
 const RESIZE = 4;
 const CLOSE = 255;
 
+/** Bytes the socket may hold before the process's output waits, and where it goes on again. */
+const HIGH_WATER = 4 << 20;
+const LOW_WATER = 1 << 20;
+
 /** The best protocol the client offers, if any is served. */
 export function chooseProtocol(offered: string | string[] | undefined): string | undefined {
   const list = (Array.isArray(offered) ? offered.join(',') : (offered ?? '')).split(',').map((p) => p.trim());
@@ -103,16 +107,24 @@ export class ExecServer {
     io: ExecIo,
     pod: string,
   ): void {
-    const send = (channel: number, data: Buffer | string) => {
-      if (ws.readyState !== ws.OPEN) return;
+    let drained: (() => void)[] = [];
+    const send = (channel: number, data: Buffer | string): boolean => {
+      if (ws.readyState !== ws.OPEN) return true;
       const body = typeof data === 'string' ? Buffer.from(data) : data;
-      ws.send(Buffer.concat([Buffer.from([channel]), body]));
+      ws.send(Buffer.concat([Buffer.from([channel]), body]), () => {
+        if (drained.length === 0 || ws.bufferedAmount > LOW_WATER) return;
+        const listeners = drained;
+        drained = [];
+        for (const f of listeners) f();
+      });
+      return ws.bufferedAmount < HIGH_WATER;
     };
     let proc: ExecProcess;
     try {
       proc = spawnExec(target, command, io, {
         stdout: (d) => send(STDOUT, d),
         stderr: (d) => send(STDERR, d),
+        onDrain: (listener) => drained.push(listener),
       });
     } catch (e) {
       const status = {
@@ -135,7 +147,11 @@ export class ExecServer {
       const rest = data.subarray(1);
       switch (data[0]) {
         case STDIN:
-          if (io.stdin) proc.write(rest);
+          // Stdin waits (the socket stops reading) while the process does not take it.
+          if (io.stdin && !proc.write(rest)) {
+            ws.pause();
+            proc.onStdinDrain(() => ws.resume());
+          }
           return;
         case RESIZE: {
           try {

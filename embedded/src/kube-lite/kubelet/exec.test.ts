@@ -172,7 +172,8 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/exec', () =>
     'pipes stdin byte-exact: a tar sent in is unpacked, and cat gives the bytes back',
     { timeout: 60_000 },
     async () => {
-      const blob = Buffer.concat([randomBytes(300_000), Buffer.from([0, 255, 13, 10, 26, 4])]);
+      // Larger than the socket's high-water mark (4 MiB) both ways: stdin and stdout wait and go on.
+      const blob = Buffer.concat([randomBytes(6_000_000), Buffer.from([0, 255, 13, 10, 26, 4])]);
       const pack = tar.pack();
       pack.entry({ name: 'upload/blob.bin', mode: 0o644 }, blob);
       pack.entry({ name: 'upload/note.txt', mode: 0o644 }, 'é → ✓\n');
@@ -185,6 +186,9 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/exec', () =>
       expect(untar.stdout.toString()).toBe('blob.bin\nnote.txt\n');
       const back = await exec(['cat', '/tmp/upload/blob.bin']);
       expect(back.stdout.equals(blob)).toBe(true);
+      const zeros = await exec(['head', '-c', '30000000', '/dev/zero']);
+      expect(zeros.stdout.length).toBe(30_000_000);
+      expect(zeros.stdout.every((b) => b === 0)).toBe(true);
       // The same root as the container's: another container of the Pod does not see it.
       const side = await exec(['ls', '/tmp/upload'], undefined, 'side');
       expect(side.status).toMatchObject({ status: 'Failure' });
