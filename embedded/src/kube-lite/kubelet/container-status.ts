@@ -74,10 +74,9 @@ export function setTerminated(s: ContainerStatus, exitCode: number, message?: st
   };
 }
 
-/** Before a restart: the finished run becomes lastState. */
+/** Waiting for a restart: the finished run becomes lastState (restartCount moves at the restart). */
 export function setRestarting(s: ContainerStatus, backoffSeconds: number, pod: string): void {
   s.lastState = { ...s.state };
-  s.restartCount++;
   setWaiting(
     s,
     'CrashLoopBackOff',

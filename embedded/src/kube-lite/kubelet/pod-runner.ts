@@ -218,6 +218,7 @@ export class PodRunner {
     const logPath = path.join(this.dir, 'logs', `${c.name}.log`);
     for (let attempt = 0; ; attempt++) {
       if (this.stopped) return 137;
+      if (attempt > 0) status.restartCount++;
       const proc = startContainer(this.deps.bwrap, launch, logPath, this.dir);
       this.processes.add(proc);
       setRunning(status, `kube-lite://${this.pod.metadata.uid}/${c.name}/${attempt}`);

@@ -174,6 +174,32 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
     await node.core.deleteNamespacedPod({ name: 'runs', namespace: ns });
   });
 
+  it(
+    'restarts the containers of an Always pod after a back-off, staying Running',
+    { timeout: 60_000 },
+    async () => {
+      await node.core.createNamespacedPod({
+        namespace: ns,
+        body: pod('always', {
+          restartPolicy: 'Always',
+          containers: [container({ command: ['sh', '-c', 'exit 0'] })],
+        }),
+      });
+      const p = await until(
+        () => node.core.readNamespacedPod({ name: 'always', namespace: ns }),
+        (x) => (x.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2,
+        'two restarts (back-off 1 s, then 2 s)',
+        20_000,
+      );
+      expect(p.status?.phase).toBe('Running');
+      expect(p.status!.containerStatuses![0]!.lastState?.terminated).toMatchObject({
+        exitCode: 0,
+        reason: 'Completed',
+      });
+      await node.core.deleteNamespacedPod({ name: 'always', namespace: ns });
+    },
+  );
+
   it('leaves a pod whose image cannot be pulled waiting with ErrImagePull', { timeout: 60_000 }, async () => {
     const missing = `${fx.registry.host}/sandflow/no-such-image:1`;
     await node.core.createNamespacedPod({
