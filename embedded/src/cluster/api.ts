@@ -1,10 +1,13 @@
 // Cluster mode, API Deployment: the API and the console's files on one port, against the cluster
 // it runs in (in-cluster service-account credentials) and an external PostgreSQL (DATABASE_URL).
 // N replicas share the database and the JWT key (both from the chart's Secret). No operator, no
-// runner, no kube-lite here: those are the operator Deployment and Argo Workflows. No sandbox
-// builder either (embedded mode's runs on bwrap; the cluster-mode builder Pod is not written yet):
-// the builder routes answer 503, as in embedded mode without bwrap. Started by the
-// Helm chart and config/api as `node --import tsx embedded/src/cluster/api.ts`.
+// runner, no kube-lite here: those are the operator Deployment and Argo Workflows. The sandbox
+// builder is a Pod per builder in the organization's namespace (pod-builder/), built from the
+// source image with a static busybox from SANDFLOW_BUILDER_HELPER_IMAGE, reached through pods/exec;
+// SANDFLOW_BUILDER_ENABLED=false (the chart's builder.enabled, which also drops the API's rights on
+// Pods) leaves it out: the builder routes then answer 503. Started by the Helm chart and config/api
+// as `node --import tsx embedded/src/cluster/api.ts`.
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,17 +21,21 @@ import {
   createApp,
   createMailer,
   ensureSuperAdmin,
+  LOCAL_DOMAIN,
   loadApiConfig,
   migrateApi,
+  registryCredentials,
   resourcesSynced,
+  servicesFor,
   type ApiDeps,
 } from '@sandflow/api';
-import { LayoutStore } from '@sandflow/images';
+import { LayoutStore, parseReference } from '@sandflow/images';
 import express from 'express';
 import pino from 'pino';
 import { z } from 'zod';
 import { consoleAssets } from '../console-assets.js';
 import { createDatabase } from '../db/database.js';
+import { PodBuilder } from './pod-builder/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -48,6 +55,25 @@ const envSchema = z.object({
   SANDFLOW_ARGO_SERVER: z.string().url().optional(),
   SANDFLOW_ARGO_TOKEN: z.string().min(1).optional(),
   SANDFLOW_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SANDFLOW_BUILDER_ENABLED: z
+    .enum(['true', 'false'], { error: "must be 'true' or 'false'" })
+    .default('true')
+    .transform((v) => v === 'true'),
+  // Supplies /bin/busybox (static) to every builder Pod: its shell tools, listings and tar.
+  SANDFLOW_BUILDER_HELPER_IMAGE: z
+    .string()
+    .default('busybox:1.36.1-musl')
+    .refine(
+      (v) => {
+        try {
+          parseReference(v);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be an image reference (e.g. busybox:1.36.1-musl) with a static /bin/busybox' },
+    ),
 });
 
 async function main(): Promise<void> {
@@ -81,7 +107,12 @@ async function main(): Promise<void> {
         }
       : {}),
   };
+  // Before the services are first built (ensureSuperAdmin builds them): they take the builder then.
+  const builder = env.SANDFLOW_BUILDER_ENABLED ? clusterBuilder(deps, kc, env, log) : undefined;
+  if (builder) deps.builder = builder;
   await ensureSuperAdmin(deps, (line) => console.log(line));
+  let builderSynced = !builder;
+  void builder?.synced.then(() => (builderSynced = true));
 
   let ready = true;
   const app = express();
@@ -94,6 +125,7 @@ async function main(): Promise<void> {
       await db.raw('select 1');
       if (!ready) throw new Error('shutting down');
       if (!resourcesSynced(deps)) throw new Error('sandboxes and workflows not listed yet');
+      if (!builderSynced) throw new Error('sandbox builder Pods not listed yet');
       res.json({ status: 'ok' });
     } catch (e) {
       res
@@ -123,11 +155,36 @@ async function main(): Promise<void> {
       terminal.close();
       server.closeAllConnections();
       server.close(() => {
-        void closeServices(deps)
+        void Promise.all([closeServices(deps), builder?.close()])
           .then(() => db.destroy())
           .then(() => process.exit(0));
       });
     });
+}
+
+/** The cluster-mode sandbox builder: Pods in the organizations' namespaces (pod-builder/). */
+function clusterBuilder(
+  deps: ApiDeps,
+  kc: KubeConfig,
+  env: z.infer<typeof envSchema>,
+  log: pino.Logger,
+): PodBuilder {
+  // Uploads are spooled and commits unpacked here: the data folder is the Pod's writable emptyDir.
+  const tmpDir = path.join(env.SANDFLOW_DATA_DIR, 'builder');
+  fs.mkdirSync(tmpDir, { recursive: true });
+  return new PodBuilder({
+    kubeConfig: kc,
+    namespaceOf: async (organization) => {
+      const namespace = await servicesFor(deps).resources?.namespaceOf(organization);
+      if (!namespace) throw new Error(`organization ${organization} has no namespace`);
+      return namespace;
+    },
+    credentials: (organization) => registryCredentials(deps, organization),
+    helperImage: env.SANDFLOW_BUILDER_HELPER_IMAGE,
+    tmpDir,
+    localDomain: LOCAL_DOMAIN,
+    logger: log.child({ component: 'builder' }),
+  });
 }
 
 main().catch((e: unknown) => {

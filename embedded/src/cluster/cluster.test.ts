@@ -89,6 +89,24 @@ describe('cluster-mode API entrypoint: configuration errors', () => {
       env: { DATABASE_URL: 'postgres://db/sandflow' },
       message: /SANDFLOW_JWT_SECRET: required: the key that signs sessions/,
     },
+    {
+      case: 'builder switch not a boolean',
+      env: {
+        DATABASE_URL: 'postgres://db/sandflow',
+        SANDFLOW_JWT_SECRET: JWT,
+        SANDFLOW_BUILDER_ENABLED: 'yes',
+      },
+      message: /SANDFLOW_BUILDER_ENABLED: must be 'true' or 'false'/,
+    },
+    {
+      case: 'builder helper image not an image reference',
+      env: {
+        DATABASE_URL: 'postgres://db/sandflow',
+        SANDFLOW_JWT_SECRET: JWT,
+        SANDFLOW_BUILDER_HELPER_IMAGE: 'Busy Box!',
+      },
+      message: /SANDFLOW_BUILDER_HELPER_IMAGE: must be an image reference \(e\.g\. busybox:1\.36\.1-musl\)/,
+    },
   ])('$case: exits 1 naming the variable', { timeout: 60_000 }, async ({ env, message }) => {
     const p = start('api', env);
     expect(await p.exited).toBe(1);
@@ -106,7 +124,8 @@ describe('cluster-mode entrypoints against kube-lite', () => {
 
   beforeAll(async () => {
     db = createDatabase({});
-    kubeLite = await startKubeLite({ db, dataDir: dir });
+    // With its kubelet: kube-lite serves Pods, which the API's sandbox builder watches.
+    kubeLite = await startKubeLite({ db, dataDir: dir, kubelet: { dataDir: dir } });
     kc = new KubeConfig();
     kc.loadFromFile(kubeLite.kubeconfigPath!);
     // What the chart installs (crds/) and what Argo's own release installs on a cluster.
@@ -167,7 +186,7 @@ describe('cluster-mode entrypoints against kube-lite', () => {
 
   // Needs a real PostgreSQL: the API Deployment takes DATABASE_URL only (CI: `npm run test:db`).
   it.runIf(process.env.SANDFLOW_TEST_DATABASE_URL)(
-    'the API migrates, serves /readyz once sandboxes and workflows are listed, and stops on SIGTERM',
+    'the API migrates, serves /readyz once sandboxes, workflows and builder Pods are listed, and stops on SIGTERM',
     { timeout: 120_000 },
     async () => {
       // A database of its own on that server, as createTestDatabase() makes for in-process suites.
