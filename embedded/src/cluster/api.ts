@@ -7,7 +7,6 @@
 // SANDFLOW_BUILDER_ENABLED=false (the chart's builder.enabled, which also drops the API's rights on
 // Pods) leaves it out: the builder routes then answer 503. Started by the Helm chart and config/api
 // as `node --import tsx embedded/src/cluster/api.ts`.
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,12 +20,9 @@ import {
   createApp,
   createMailer,
   ensureSuperAdmin,
-  LOCAL_DOMAIN,
   loadApiConfig,
   migrateApi,
-  registryCredentials,
   resourcesSynced,
-  servicesFor,
   type ApiDeps,
 } from '@sandflow/api';
 import { LayoutStore, parseReference } from '@sandflow/images';
@@ -35,7 +31,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { consoleAssets } from '../console-assets.js';
 import { createDatabase } from '../db/database.js';
-import { PodBuilder } from './pod-builder/index.js';
+import { podBuilderFor } from './pod-builder/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -108,7 +104,14 @@ async function main(): Promise<void> {
       : {}),
   };
   // Before the services are first built (ensureSuperAdmin builds them): they take the builder then.
-  const builder = env.SANDFLOW_BUILDER_ENABLED ? clusterBuilder(deps, kc, env, log) : undefined;
+  const builder = env.SANDFLOW_BUILDER_ENABLED
+    ? podBuilderFor(deps, {
+        kubeConfig: kc,
+        helperImage: env.SANDFLOW_BUILDER_HELPER_IMAGE,
+        dataDir: env.SANDFLOW_DATA_DIR,
+        logger: log,
+      })
+    : undefined;
   if (builder) deps.builder = builder;
   await ensureSuperAdmin(deps, (line) => console.log(line));
   let builderSynced = !builder;
@@ -160,31 +163,6 @@ async function main(): Promise<void> {
           .then(() => process.exit(0));
       });
     });
-}
-
-/** The cluster-mode sandbox builder: Pods in the organizations' namespaces (pod-builder/). */
-function clusterBuilder(
-  deps: ApiDeps,
-  kc: KubeConfig,
-  env: z.infer<typeof envSchema>,
-  log: pino.Logger,
-): PodBuilder {
-  // Uploads are spooled and commits unpacked here: the data folder is the Pod's writable emptyDir.
-  const tmpDir = path.join(env.SANDFLOW_DATA_DIR, 'builder');
-  fs.mkdirSync(tmpDir, { recursive: true });
-  return new PodBuilder({
-    kubeConfig: kc,
-    namespaceOf: async (organization) => {
-      const namespace = await servicesFor(deps).resources?.namespaceOf(organization);
-      if (!namespace) throw new Error(`organization ${organization} has no namespace`);
-      return namespace;
-    },
-    credentials: (organization) => registryCredentials(deps, organization),
-    helperImage: env.SANDFLOW_BUILDER_HELPER_IMAGE,
-    tmpDir,
-    localDomain: LOCAL_DOMAIN,
-    logger: log.child({ component: 'builder' }),
-  });
 }
 
 main().catch((e: unknown) => {
