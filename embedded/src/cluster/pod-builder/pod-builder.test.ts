@@ -1,6 +1,7 @@
 // The cluster-mode builder against real pieces: kube-lite with its kubelet (Pods under bwrap,
 // pods/exec over WebSocket) as the cluster, Debian's busybox-static image in Debian's
 // docker-registry as both the source and the helper image, commits pulled back from the registry.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -299,6 +300,50 @@ describe.skipIf(missing.length > 0)('pod builder on kube-lite', () => {
         message: expect.stringMatching(message),
       });
     });
+  });
+
+  describe('large files', () => {
+    let id: string;
+    beforeAll(async () => {
+      id = (await startContainer()).id;
+    }, 90_000);
+    afterAll(() => builder.stop(id), 30_000);
+
+    it(
+      'uploads 12 MB and commits 40 MB byte for byte (the streams wait for each other)',
+      { timeout: 120_000 },
+      async () => {
+        const upload = crypto.randomBytes(12 << 20);
+        await builder.writeFile(
+          id,
+          '/data/upload.bin',
+          Readable.from([upload.subarray(0, 5 << 20), upload.subarray(5 << 20)]),
+        );
+        const term = await openTerm(id);
+        term.run(
+          'dd if=/dev/urandom of=/data/made.bin bs=1048576 count=40 2>/dev/null && sha256sum /data/*.bin && echo sums-done',
+        );
+        const sums = await term.waitFor(
+          /([0-9a-f]{64}) {2}\/data\/made\.bin\r\n([0-9a-f]{64}) {2}\/data\/upload\.bin\r\nsums-done/,
+        );
+        term.shell.close();
+        expect(sums[2]).toBe(crypto.createHash('sha256').update(upload).digest('hex'));
+        const result = await builder.commit(id, { reference: `${registry.host}/team/large:1` });
+        const root = (
+          await storeRootfsProvider({
+            layout: new LayoutStore(path.join(tmp, 'pull-large')),
+            cacheDir: path.join(tmp, 'pull-large-roots'),
+          })(result.reference, arch)
+        ).root;
+        const hashOf = (p: string) =>
+          crypto
+            .createHash('sha256')
+            .update(fs.readFileSync(path.join(root, p)))
+            .digest('hex');
+        expect(hashOf('data/made.bin')).toBe(sums[1]);
+        expect(hashOf('data/upload.bin')).toBe(sums[2]);
+      },
+    );
   });
 
   describe('lifecycle', () => {

@@ -12,7 +12,8 @@
 // with); helperImage (a static busybox at /bin/busybox); startTimeoutMs (until the Pod runs);
 // terminationGraceSeconds; maxLifetimeSeconds (the cluster ends a builder older than this);
 // resources (the builder container's); tmpDir (uploads are spooled and commits unpacked there);
-// execTimeoutMs (listings, uploads and commits); localDomain (the registry host that names no
+// execTimeoutMs (look-ups and listings, 10 min by default); transferTimeoutMs (an upload's or a
+// commit's tar, 1 h by default); localDomain (the registry host that names no
 // registry: saving there is refused, a Pod cannot pull from it).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -91,6 +92,7 @@ export interface PodBuilderOptions {
   resources?: V1ResourceRequirements;
   tmpDir?: string;
   execTimeoutMs?: number;
+  transferTimeoutMs?: number;
   localDomain?: string;
   logger?: Pick<Logger, 'warn' | 'error'>;
 }
@@ -218,13 +220,16 @@ export class PodBuilder implements Builder {
     args: string[] = [],
     io: { stdin?: Readable; stdout?: tar.Extract; signal?: AbortSignal } = {},
   ): Promise<ExecResult> {
+    const transfer = io.stdin !== undefined || io.stdout !== undefined;
     return execCommand(
       this.options.kubeConfig,
       this.target(pod),
       [BUSYBOX, 'sh', '-c', script, 'sh', ...args],
       {
         ...io,
-        timeoutMs: this.options.execTimeoutMs ?? 600_000,
+        timeoutMs: transfer
+          ? (this.options.transferTimeoutMs ?? 3_600_000)
+          : (this.options.execTimeoutMs ?? 600_000),
       },
     );
   }
