@@ -114,6 +114,8 @@ describe.skipIf(!helm)('charts/sandflow', () => {
       'Secret',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
     const [operator] = find(all, 'Deployment', 'sandflow-operator');
     const [api] = find(all, 'Deployment', 'sandflow-api');
@@ -374,6 +376,146 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     });
   });
 
+  describe("admission policies keep the API's and the operator's namespaced rights to Sandflow's namespaces", () => {
+    type Policy = {
+      failurePolicy: string;
+      matchConstraints: {
+        resourceRules: { apiGroups: string[]; resources: string[]; operations: string[] }[];
+      };
+      matchConditions: { name: string; expression: string }[];
+      validations: { expression: string; messageExpression: string; reason: string }[];
+    };
+    const spec = (all: Manifest[], name: string) =>
+      find(all, 'ValidatingAdmissionPolicy', name)[0]!.spec as Policy;
+    const IN_SANDFLOW_NAMESPACE = [
+      {
+        expression:
+          "namespaceObject != null && has(namespaceObject.metadata.labels) && 'sandflow.io/organization' in namespaceObject.metadata.labels",
+        messageExpression:
+          "'namespace ' + request.namespace + ' is not a Sandflow namespace (no sandflow.io/organization label)'",
+        reason: 'Forbidden',
+      },
+    ];
+
+    it.each([
+      {
+        policy: 'api-pods',
+        account: 'sandflow-api',
+        rules: [
+          { apiGroups: [''], resources: ['pods'], operations: ['CREATE', 'DELETE'] },
+          { apiGroups: [''], resources: ['pods/exec'], operations: ['CONNECT'] },
+        ],
+      },
+      {
+        policy: 'api-namespaces',
+        account: 'sandflow-api',
+        rules: [{ apiGroups: [''], resources: ['namespaces'], operations: ['CREATE', 'UPDATE', 'DELETE'] }],
+      },
+      {
+        policy: 'operator-executor',
+        account: 'sandflow-operator',
+        rules: [
+          { apiGroups: [''], resources: ['serviceaccounts'], operations: ['CREATE', 'UPDATE', 'DELETE'] },
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            resources: ['rolebindings'],
+            operations: ['CREATE', 'UPDATE', 'DELETE'],
+          },
+        ],
+      },
+    ])(
+      'sandflow-$policy: only $account of the release namespace, on $rules.length rule(s), failing closed, bound with Deny',
+      ({ policy, account, rules }) => {
+        const all = manifests(render('default-values.yaml').stdout);
+        const p = spec(all, `sandflow-${policy}`);
+        expect(p.failurePolicy).toBe('Fail');
+        expect(p.matchConstraints.resourceRules).toEqual(rules.map((r) => ({ ...r, apiVersions: ['*'] })));
+        expect(p.matchConditions.map((c) => c.expression)).toEqual([
+          `request.userInfo.username == 'system:serviceaccount:sandflow:${account}'`,
+        ]);
+        if (policy !== 'api-namespaces') expect(p.validations).toEqual(IN_SANDFLOW_NAMESPACE);
+        else
+          expect(p.validations.map((v) => v.expression)).toEqual([
+            "request.operation == 'CREATE' || (has(oldObject.metadata.labels) && 'sandflow.io/organization' in oldObject.metadata.labels)",
+            "request.operation == 'DELETE' || (has(object.metadata.labels) && 'sandflow.io/organization' in object.metadata.labels)",
+          ]);
+        expect(find(all, 'ValidatingAdmissionPolicyBinding', `sandflow-${policy}`)[0]!.spec).toEqual({
+          policyName: `sandflow-${policy}`,
+          validationActions: ['Deny'],
+        });
+      },
+    );
+
+    it('the accounts are named after the release and its namespace', () => {
+      const r = runHelm([
+        'template',
+        'acme',
+        chart,
+        '--namespace',
+        'platform',
+        '--kube-version',
+        KUBE_VERSION,
+        '-f',
+        path.join(chart, 'ci', 'default-values.yaml'),
+      ]);
+      expect(r.code).toBe(0);
+      const all = manifests(r.stdout);
+      expect(spec(all, 'acme-sandflow-api-pods').matchConditions[0]!.expression).toBe(
+        "request.userInfo.username == 'system:serviceaccount:platform:acme-sandflow-api'",
+      );
+      expect(spec(all, 'acme-sandflow-operator-executor').matchConditions[0]!.expression).toBe(
+        "request.userInfo.username == 'system:serviceaccount:platform:acme-sandflow-operator'",
+      );
+      // The ServiceAccounts the Deployments run as are those.
+      expect(podSpec(find(all, 'Deployment', 'acme-sandflow-api')[0]!).serviceAccountName).toBe(
+        'acme-sandflow-api',
+      );
+      expect(podSpec(find(all, 'Deployment', 'acme-sandflow-operator')[0]!).serviceAccountName).toBe(
+        'acme-sandflow-operator',
+      );
+    });
+
+    it('admissionPolicy.enabled=false: no policy or binding, the rest unchanged', () => {
+      const off = manifests(render('default-values.yaml', ['--set', 'admissionPolicy.enabled=false']).stdout);
+      expect(off.filter((m) => m.kind.startsWith('ValidatingAdmissionPolicy'))).toEqual([]);
+      const ids = (ms: Manifest[]) =>
+        ms
+          .filter((m) => !m.kind.startsWith('ValidatingAdmissionPolicy'))
+          .map((m) => `${m.kind}/${m.metadata.name}`)
+          .sort();
+      expect(ids(off)).toEqual(ids(manifests(render('default-values.yaml').stdout)));
+    });
+
+    it('before Kubernetes 1.30 (no admissionregistration.k8s.io/v1 policies) the chart says to turn them off', () => {
+      const r = runHelm([
+        'template',
+        'sandflow',
+        chart,
+        '--kube-version',
+        '1.29.4',
+        '-f',
+        path.join(chart, 'ci', 'default-values.yaml'),
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        'admissionPolicy.enabled needs Kubernetes 1.30 or later (ValidatingAdmissionPolicy, admissionregistration.k8s.io/v1); on an older cluster set admissionPolicy.enabled=false',
+      );
+      const off = runHelm([
+        'template',
+        'sandflow',
+        chart,
+        '--kube-version',
+        '1.29.4',
+        '-f',
+        path.join(chart, 'ci', 'default-values.yaml'),
+        '--set',
+        'admissionPolicy.enabled=false',
+      ]);
+      expect(off.stderr).toBe('');
+      expect(off.code).toBe(0);
+    });
+  });
+
   describe('values that make no sense are refused by values.schema.json', () => {
     const OK = ['--set', 'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long'];
     const DB = ['--set', 'databaseUrl=postgresql://sandflow@db/sandflow'];
@@ -437,6 +579,11 @@ describe.skipIf(!helm)('charts/sandflow', () => {
         case: 'builder.helperImage with upper case in its name',
         args: [...OK, ...DB, '--set', 'builder.helperImage=BusyBox:1.36'],
         message: "at '/builder/helperImage': 'BusyBox:1.36' does not match pattern",
+      },
+      {
+        case: 'admissionPolicy.enabled not a boolean',
+        args: [...OK, ...DB, '--set-string', 'admissionPolicy.enabled=false'],
+        message: "at '/admissionPolicy/enabled': got string, want boolean",
       },
       {
         case: 'smtp URL not smtp',

@@ -1,5 +1,6 @@
 // config/: the kustomize bases (kubebuilder layout) render with kubectl's built-in kustomize, hold
-// the CRDs, RBAC and both Deployments, and stay equal to crds/ and to the chart's RBAC.
+// the CRDs, RBAC, admission policies and both Deployments, and stay equal to crds/ and to the
+// chart's RBAC and admission policies.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,12 +58,15 @@ describe('config/ kustomize bases', () => {
     expect(names(all, 'RoleBinding')).toEqual(['sandflow-leader-election']);
     expect(names(all, 'Deployment')).toEqual(['sandflow-api', 'sandflow-operator']);
     expect(names(all, 'Service')).toEqual(['sandflow']);
+    const POLICIES = ['sandflow-api-namespaces', 'sandflow-api-pods', 'sandflow-operator-executor'];
+    expect(names(all, 'ValidatingAdmissionPolicy')).toEqual(POLICIES);
+    expect(names(all, 'ValidatingAdmissionPolicyBinding')).toEqual(POLICIES);
     // Everything namespaced lands in sandflow-system, and the bindings name the accounts there.
     for (const m of all.filter((x) =>
       ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service'].includes(x.kind),
     ))
       expect(m.metadata.namespace, `${m.kind}/${m.metadata.name}`).toBe('sandflow-system');
-    for (const m of all.filter((x) => x.kind.endsWith('Binding')))
+    for (const m of all.filter((x) => ['ClusterRoleBinding', 'RoleBinding'].includes(x.kind)))
       for (const s of (m as unknown as { subjects: { namespace: string }[] }).subjects)
         expect(s.namespace, `${m.kind}/${m.metadata.name}`).toBe('sandflow-system');
     for (const m of all)
@@ -98,9 +102,12 @@ describe('config/ kustomize bases', () => {
     );
   });
 
-  it.each(['config/crd', 'config/rbac', 'config/operator', 'config/api'])('%s renders on its own', (dir) => {
-    expect(kustomize(dir).length).toBeGreaterThan(0);
-  });
+  it.each(['config/crd', 'config/rbac', 'config/admission', 'config/operator', 'config/api'])(
+    '%s renders on its own',
+    (dir) => {
+      expect(kustomize(dir).length).toBeGreaterThan(0);
+    },
+  );
 
   it('config/crd/bases/ is crds/*.yaml byte for byte', () => {
     const ours = fs.readdirSync(path.join(root, 'crds')).filter((f) => f.endsWith('.yaml'));
@@ -152,4 +159,44 @@ describe('config/ kustomize bases', () => {
     ]);
     expect(builderEnv(all)).toEqual(builderEnv(chart));
   });
+
+  it.skipIf(!helm)(
+    "the admission policies are the chart's, naming the accounts in config/default's namespace",
+    () => {
+      const r = spawnSync(
+        helm,
+        [
+          'template',
+          'sandflow',
+          path.join(root, 'charts/sandflow'),
+          '--namespace',
+          'sandflow-system',
+          '--kube-version',
+          '1.33.0',
+          '-f',
+          path.join(root, 'charts/sandflow/ci/default-values.yaml'),
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const chart = parseAllDocuments(r.stdout)
+        .map((d) => d.toJS() as Manifest | null)
+        .filter((m): m is Manifest => m !== null);
+      const specs = (from: Manifest[]) =>
+        Object.fromEntries(
+          from
+            .filter((m) => m.kind.startsWith('ValidatingAdmissionPolicy'))
+            .map((m) => [`${m.kind}/${m.metadata.name}`, m.spec]),
+        );
+      expect(Object.keys(specs(all))).toHaveLength(6);
+      expect(specs(all)).toEqual(specs(chart));
+      expect(JSON.stringify(specs(all))).toContain(
+        "request.userInfo.username == 'system:serviceaccount:sandflow-system:sandflow-api'",
+      );
+      // On its own the base names the placeholder namespace, as config/rbac's bindings do.
+      expect(JSON.stringify(specs(kustomize('config/admission')))).toContain(
+        "request.userInfo.username == 'system:serviceaccount:system:sandflow-operator'",
+      );
+    },
+  );
 });

@@ -8,23 +8,14 @@
 // transports (WebSocket GET and SPDY's POST), and what was not granted is refused; with
 // builder.enabled=false the same token may not make a Pod.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import {
-  ApiException,
-  AuthorizationV1Api,
-  CoreV1Api,
-  Exec,
-  KubeConfig,
-  Watch,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, Exec, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { chartObjects, kubectl, mustKubectl, openExec, statusOf, tokenConfig } from './envtest-support.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const external = process.env.SANDFLOW_KUBE_TARGET === 'external' && !!process.env.KUBECONFIG;
@@ -37,11 +28,6 @@ if (!external)
   console.warn(
     'chart-envtest SKIPPED: needs a real kube-apiserver with RBAC — run `npm run test:envtest` (hack/envtest/run.ts)',
   );
-
-function kubectl(args: string[], input?: string) {
-  const r = spawnSync('kubectl', args, { encoding: 'utf8', ...(input ? { input } : {}) });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
 
 const canI = (as: string, verb: string, resource: string, namespace?: string, subresource?: string) =>
   kubectl([
@@ -366,123 +352,14 @@ describe.skipIf(!external || !helm)("the chart's RBAC on a real kube-apiserver",
 });
 
 /** The chart rendered as `release` in `namespace`: only its ServiceAccounts and RBAC. */
-function chartRbac(release: string, namespace: string, extra: string[]): object[] {
-  const rendered = spawnSync(
+const chartRbac = (release: string, namespace: string, extra: string[]): object[] =>
+  chartObjects(
     helm,
-    [
-      'template',
-      release,
-      path.join(root, 'charts/sandflow'),
-      '--namespace',
-      namespace,
-      '--kube-version',
-      '1.33.0',
-      '-f',
-      path.join(root, 'charts/sandflow/ci/default-values.yaml'),
-      ...extra,
-    ],
-    { encoding: 'utf8' },
+    release,
+    namespace,
+    ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'],
+    extra,
   );
-  if (rendered.status !== 0) throw new Error(`helm template ${release}: ${rendered.stderr}`);
-  const kinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
-  return parseAllDocuments(rendered.stdout)
-    .map((d) => d.toJS() as { kind: string } | null)
-    .filter((m): m is { kind: string } => !!m && kinds.includes(m.kind));
-}
-
-function mustKubectl(args: string[], input?: string): string {
-  const r = kubectl(args, input);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.err}`);
-  return r.out;
-}
-
-/** The admin's server, authenticated as ServiceAccount `sa` of `namespace` with a bound token. */
-function tokenConfig(admin: KubeConfig, sa: string, namespace: string): KubeConfig {
-  const token = mustKubectl(['create', 'token', sa, '-n', namespace, '--duration=1h']).trim();
-  const cluster = admin.getCurrentCluster()!;
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [cluster],
-    users: [{ name: sa, token }],
-    contexts: [{ name: sa, cluster: cluster.name, user: sa }],
-    currentContext: sa,
-  });
-  return kc;
-}
-
-/**
- * Opens pods/exec the two ways clients do: `GET` with a WebSocket upgrade (client-node, kubectl
- * since 1.30) or `POST` (SPDY, older kubectl). The API server authorizes the request first (GET:
- * verb get; POST: verb create) and only then looks for the Pod's node, so with no kubelet an
- * authorized request ends in 400 "does not have a host assigned" and a refused one in 403.
- */
-async function openExec(
-  kc: KubeConfig,
-  method: 'GET' | 'POST',
-  namespace: string,
-  pod: string,
-): Promise<{ status: number; message: string }> {
-  const opts: https.RequestOptions = {};
-  await kc.applyToHTTPSOptions(opts);
-  const server = new URL(kc.getCurrentCluster()!.server);
-  const upgrade =
-    method === 'GET'
-      ? {
-          Connection: 'Upgrade',
-          Upgrade: 'websocket',
-          'Sec-WebSocket-Version': '13',
-          'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
-          'Sec-WebSocket-Protocol': 'v5.channel.k8s.io',
-        }
-      : {};
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        ...opts,
-        hostname: server.hostname,
-        port: server.port,
-        method,
-        path: `/api/v1/namespaces/${namespace}/pods/${pod}/exec?command=true&stdout=true`,
-        headers: { ...opts.headers, ...upgrade },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => {
-          let message = body;
-          try {
-            message = (JSON.parse(body) as { message?: string }).message ?? body;
-          } catch {
-            /* not a Status */
-          }
-          resolve({ status: res.statusCode ?? 0, message });
-        });
-      },
-    );
-    req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      resolve({ status: res.statusCode ?? 101, message: '' });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function statusOf(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-    return { code: 200, message: '' };
-  } catch (e) {
-    if (e instanceof ApiException) {
-      // client-node hands a refusal's Status over as its JSON text.
-      const body = e.body as string | { message?: string };
-      const status = typeof body === 'string' ? (JSON.parse(body) as { message?: string }) : body;
-      return { code: e.code, message: status.message ?? '' };
-    }
-    throw e;
-  }
-}
 
 describe.skipIf(!external || !helm)(
   "the sandbox builder's rights (builder.enabled) on a real kube-apiserver",

@@ -1,7 +1,10 @@
 // The operator and the API as the chart's ServiceAccounts on a real kube-apiserver (hack/envtest:
 // `npm run test:envtest` runs this project with SANDFLOW_KUBE_TARGET=external and KUBECONFIG naming
-// its admin). The chart's ServiceAccounts and RBAC are applied, each component gets a bound token of
-// its own ServiceAccount (TokenRequest, as the kubelet mounts one in the Pod), and then:
+// its admin). The chart's ServiceAccounts and RBAC are applied, with its admission policies (the
+// API's Pods and namespace writes and the operator's ServiceAccounts and RoleBindings only in
+// namespaces labelled sandflow.io/organization: all they do here must pass them), each component
+// gets a bound token of its own ServiceAccount (TokenRequest, as the kubelet mounts one in the
+// Pod), and then:
 // - the operator runs as its cluster-mode entrypoint (embedded/src/cluster/operator.ts, with the
 //   environment of the chart's Deployment) and holds the leader Lease in the release namespace;
 // - the API (createApp over PGlite) creates the organization's and group's namespaces and quotas;
@@ -45,6 +48,7 @@ const API_SA = `${RELEASE}-sandflow-api`;
 const POD_NAME = `${RELEASE}-sandflow-operator-7d9f8-abcde`;
 const EXECUTOR_ROLE = `${RELEASE}-sandflow-workflow-executor`;
 const EXECUTOR_SA = 'sandflow-workflow';
+const POLICIES = ['api-pods', 'api-namespaces', 'operator-executor'].map((p) => `${RELEASE}-sandflow-${p}`);
 const ORG_NS = 'sf-demo';
 const GROUP_NS = 'sf-demo-research';
 const ONE_OFF = '9a7c5e1d-3b2f-4d8a-b6e4-1c0f2a3d4e22';
@@ -161,10 +165,24 @@ describe.skipIf(!external || !helm)(
       const manifests = parseAllDocuments(rendered.stdout)
         .map((d) => d.toJS() as Manifest | null)
         .filter((m): m is Manifest => !!m);
-      const rbacKinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
+      const rbacKinds = [
+        'ServiceAccount',
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'Role',
+        'RoleBinding',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ];
       const rbac = manifests.filter((m) => rbacKinds.includes(m.kind));
       expect(rbac.map((m) => m.metadata.name)).toEqual(
-        expect.arrayContaining([OPERATOR_SA, API_SA, `${RELEASE}-sandflow-leader-election`, EXECUTOR_ROLE]),
+        expect.arrayContaining([
+          OPERATOR_SA,
+          API_SA,
+          `${RELEASE}-sandflow-leader-election`,
+          EXECUTOR_ROLE,
+          ...POLICIES,
+        ]),
       );
 
       // Our CRDs as the chart ships them, and Argo's full ones, as a cluster with Argo has them.
@@ -253,6 +271,12 @@ describe.skipIf(!external || !helm)(
           '--ignore-not-found',
         ]);
         kubectl(['delete', 'clusterrole', EXECUTOR_ROLE, '--ignore-not-found']);
+        kubectl([
+          'delete',
+          'validatingadmissionpolicy,validatingadmissionpolicybinding',
+          ...POLICIES,
+          '--ignore-not-found',
+        ]);
       }
       fs.rmSync(dir, { recursive: true, force: true });
     }, 60_000);
