@@ -31,6 +31,8 @@ export interface HttpDeps {
   registry: ResourceRegistry;
   log: Logger;
   address: () => string;
+  /** `pods/log` when the kubelet runs (kubelet/kubelet.ts). */
+  podLog?: ((namespace: string, name: string, q: URLSearchParams) => Promise<Buffer>) | undefined;
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -97,6 +99,17 @@ export function createHandler(deps: HttpDeps) {
     if (req.method === 'GET') {
       const doc = discovery(pathname);
       if (doc !== undefined) return sendJson(res, 200, doc);
+    }
+    const logOf = deps.podLog && req.method === 'GET' ? LOG_PATH.exec(pathname) : null;
+    if (logOf) {
+      const body = await deps.podLog!(
+        decodeURIComponent(logOf[1]!),
+        decodeURIComponent(logOf[2]!),
+        url.searchParams,
+      );
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(body.length) });
+      res.end(body);
+      return;
     }
     const path = parseResourcePath(pathname);
     if (!path) throw notServed();
@@ -288,6 +301,7 @@ export function createHandler(deps: HttpDeps) {
   };
 }
 
+const LOG_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/;
 const EXEC_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec\/?$/;
 
 /** Answers an upgrade request with a Status instead (nothing was upgraded). */

@@ -68,7 +68,15 @@ export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite>
   const tls = await loadOrCreateServingCert(options.dataDir);
   const server = https.createServer(
     { cert: tls.cert, key: tls.key },
-    createHandler({ token, store, storage, registry, log, address: () => address }),
+    createHandler({
+      token,
+      store,
+      storage,
+      registry,
+      log,
+      address: () => address,
+      podLog: kubelet && ((ns, name, q) => kubelet.podLog(ns, name, q)),
+    }),
   );
   server.keepAliveTimeout = 65_000;
   if (exec) server.on('upgrade', createUpgradeHandler({ token, log, exec }));

@@ -128,7 +128,10 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/exec', () =>
       namespace: ns,
       body: {
         metadata: { name: 'done' },
-        spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: fx.image, command: ['true'] }] },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'main', image: fx.image, command: ['sh', '-c', 'echo one; echo two >&2'] }],
+        },
       },
     });
     await untilPhase(node.core, ns, 'done', ['Succeeded']);
@@ -304,6 +307,8 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/exec', () =>
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`^${POD}\\s+Running\\s+0\\s+\\d+s$`, 'm'));
     expect(listed.stdout).toMatch(/^done\s+Succeeded\s/m);
+    expect(await kubectl(['logs', 'done'])).toMatchObject({ stdout: 'one\ntwo\n', code: 0 });
+    expect(await kubectl(['logs', 'done', '--tail=1'])).toMatchObject({ stdout: 'two\n', code: 0 });
     const { stdout } = await run('kubectl', [
       '--kubeconfig',
       node.kubeLite.kubeconfigPath!,

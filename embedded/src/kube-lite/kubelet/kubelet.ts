@@ -15,7 +15,7 @@ import {
 import type { Logger } from 'pino';
 import { findBwrap } from '../../bwrap/sandbox.js';
 import { removeTree } from '../../builder/reap.js';
-import { StatusError, notFound } from '../errors.js';
+import { StatusError, badRequest, notFound } from '../errors.js';
 import { POD_RESOURCE, resourceKey } from '../registry.js';
 import type { RestStorage } from '../rest-storage.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
@@ -135,11 +135,13 @@ export class Kubelet {
       .catch((e: unknown) => this.log.warn({ err: e, uid }, 'kubelet: stopping a pod failed'));
   }
 
-  /** Where an exec into `container` of the Pod runs; a Status error the client sees when it cannot. */
-  execTarget(namespace: string, name: string, container: string | undefined): ExecTarget {
+  /** The Pod and which of its containers a request names (the only one, or the annotated default). */
+  private pick(namespace: string, name: string, container: string | undefined, withInit: boolean) {
     const pod = this.store.get(POD_KEY, namespace, name);
     if (!pod) throw notFound('pods', '', name);
-    const names = (podSpec(pod).containers ?? []).map((c) => c.name);
+    const spec = podSpec(pod);
+    const names = (spec.containers ?? []).map((c) => c.name);
+    const all = withInit ? [...names, ...(spec.initContainers ?? []).map((c) => c.name)] : names;
     let chosen = container || undefined;
     if (!chosen) {
       const annotated = pod.metadata.annotations?.['kubectl.kubernetes.io/default-container'];
@@ -152,10 +154,41 @@ export class Kubelet {
           `a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]`,
         );
     }
-    if (!names.includes(chosen!))
+    if (!all.includes(chosen!))
       throw new StatusError(400, 'BadRequest', `container ${chosen} is not valid for pod ${name}`);
-    const runner = this.runners.get(pod.metadata.uid!);
-    const launch = runner?.running(chosen!);
+    return { pod, container: chosen!, runner: this.runners.get(pod.metadata.uid!) };
+  }
+
+  /**
+   * `pods/log`: what the container wrote (stdout and stderr, every run of it), optionally only its
+   * last `tailLines` lines or `limitBytes` bytes. `follow` and `previous` are not served.
+   */
+  async podLog(namespace: string, name: string, q: URLSearchParams): Promise<Buffer> {
+    for (const unsupported of ['follow', 'previous'])
+      if (['true', '1'].includes(q.get(unsupported) ?? ''))
+        throw badRequest(`${unsupported}=true is not served by kube-lite's kubelet`);
+    const { container, runner } = this.pick(namespace, name, q.get('container') ?? undefined, true);
+    if (!runner)
+      throw badRequest(`the logs of container ${container} in pod ${name} are gone (kube-lite restarted)`);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(runner.logPath(container));
+    } catch {
+      bytes = Buffer.alloc(0);
+    }
+    const tail = q.get('tailLines');
+    if (tail !== null && Number(tail) >= 0) {
+      const lines = bytes.toString('utf8').split(/(?<=\n)/);
+      bytes = Buffer.from(Number(tail) === 0 ? '' : lines.slice(-Number(tail)).join(''));
+    }
+    const limit = Number(q.get('limitBytes') ?? 0);
+    return limit > 0 ? bytes.subarray(0, limit) : bytes;
+  }
+
+  /** Where an exec into `container` of the Pod runs; a Status error the client sees when it cannot. */
+  execTarget(namespace: string, name: string, container: string | undefined): ExecTarget {
+    const { pod, container: chosen, runner } = this.pick(namespace, name, container, false);
+    const launch = runner?.running(chosen);
     if (!runner || !launch || !this.bwrap) throw new StatusError(400, 'BadRequest', 'container not running');
     const uid = pod.metadata.uid!;
     return {

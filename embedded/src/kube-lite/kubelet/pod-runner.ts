@@ -79,6 +79,11 @@ export class PodRunner {
     });
   }
 
+  /** Where a container's stdout and stderr go, every run of it. */
+  logPath(container: string): string {
+    return path.join(this.dir, 'logs', `${container}.log`);
+  }
+
   /** The launch of a running container, for an exec into it. */
   running(container: string): Launch | undefined {
     const s = this.statuses.find((x) => x.name === container);
@@ -215,7 +220,7 @@ export class PodRunner {
     again: (exit: number) => boolean,
   ): Promise<number> {
     const launch = this.launches.get(c.name)!;
-    const logPath = path.join(this.dir, 'logs', `${c.name}.log`);
+    const logPath = this.logPath(c.name);
     for (let attempt = 0; ; attempt++) {
       if (this.stopped) return 137;
       if (attempt > 0) status.restartCount++;

@@ -33,8 +33,9 @@ const pod = (name: string, spec: Record<string, unknown>): V1Pod => ({
     ),
   ) as V1Pod['spec'],
 });
-const logOf = (p: V1Pod, c = 'main') =>
-  fs.readFileSync(path.join(fx.dataDir, 'kubelet', 'pods', p.metadata!.uid!, 'logs', `${c}.log`), 'utf8');
+/** What the container wrote, through `pods/log`. */
+const logOf = (p: V1Pod, container = 'main', tailLines?: number) =>
+  node.core.readNamespacedPodLog({ name: p.metadata!.name!, namespace: ns, container, tailLines });
 
 describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
   beforeAll(async () => {
@@ -77,26 +78,28 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
         ],
       },
       phase: 'Succeeded',
-      check: (p: V1Pod) => {
+      check: async (p: V1Pod) => {
         expect(p.status?.initContainerStatuses?.[0]?.state?.terminated).toMatchObject({
           exitCode: 0,
           reason: 'Completed',
         });
         expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 0 });
-        expect(logOf(p)).toBe(
+        expect(await logOf(p)).toBe(
           'NAME="Sandflow busybox"\nID=sandflow-busybox\nPRETTY_NAME="Sandflow busybox (Debian busybox-static)"\nhello from init\n1234\n/tmp\n',
         );
+        expect(await logOf(p, 'main', 2)).toBe('1234\n/tmp\n');
+        expect(await logOf(p, 'init')).toBe('');
       },
     },
     {
       name: 'exits-three',
       spec: { containers: [container({ command: ['sh', '-c', 'echo failing >&2; exit 3'] })] },
       phase: 'Failed',
-      check: (p: V1Pod) => {
+      check: async (p: V1Pod) => {
         const s = p.status!.containerStatuses![0]!;
         expect(s.state?.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
         expect(s.ready).toBe(false);
-        expect(logOf(p)).toBe('failing\n');
+        expect(await logOf(p)).toBe('failing\n');
       },
     },
     {
@@ -153,7 +156,7 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
     expect(done.status?.phase).toBe(phase);
     expect(done.status).toMatchObject({ podIP: '127.0.0.1', hostIP: '127.0.0.1' });
     expect(done.status?.startTime).toBeTruthy();
-    check(done);
+    await check(done);
   });
 
   it('reports a Running pod like a kubelet', { timeout: 60_000 }, async () => {
