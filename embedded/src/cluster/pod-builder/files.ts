@@ -40,7 +40,7 @@ export function containerPath(p: string): string {
 }
 
 export const EXIT_IS_FOLDER = 3;
-export const EXIT_NOT_A_FOLDER = 4;
+export const EXIT_NO_FOLDER = 4;
 
 /**
  * `sh -c` script, arguments: folder, name, scratch name. Reads a tar holding only the scratch
@@ -49,7 +49,7 @@ export const EXIT_NOT_A_FOLDER = 4;
 export const UPLOAD_SCRIPT = [
   'd=$1; n=$2; s=$3',
   `if [ -d "$d/$n" ] && [ ! -L "$d/$n" ]; then echo "$d/$n is a folder" >&2; exit ${EXIT_IS_FOLDER}; fi`,
-  `${BUSYBOX} mkdir -p -- "$d" || exit ${EXIT_NOT_A_FOLDER}`,
+  `${BUSYBOX} mkdir -p -- "$d" || exit ${EXIT_NO_FOLDER}`,
   `trap '${BUSYBOX} rm -f -- "$d/$s"' EXIT`,
   `${BUSYBOX} tar x -o -C "$d" -f - || exit 1`,
   `${BUSYBOX} mv -f -- "$d/$s" "$d/$n" || exit 1`,

@@ -57,7 +57,7 @@ import { removeTree } from '../../builder/reap.js';
 import { execCommand, execShell, type ExecResult } from './exec.js';
 import {
   EXIT_IS_FOLDER,
-  EXIT_NOT_A_FOLDER,
+  EXIT_NO_FOLDER,
   TAR_OUT_SCRIPT,
   UPLOAD_SCRIPT,
   containerPath,
@@ -393,8 +393,8 @@ export class PodBuilder implements Builder {
       });
       const why = result.stderr.trim();
       if (result.exitCode === EXIT_IS_FOLDER) throw new BuilderError('BAD_PATH', `"${p}" is a folder`);
-      if (result.exitCode === EXIT_NOT_A_FOLDER)
-        throw new BuilderError('BAD_PATH', `"${p}": a folder on its way is not a folder (${why})`);
+      if (result.exitCode === EXIT_NO_FOLDER)
+        throw new BuilderError('BAD_PATH', `"${p}": its folder cannot be made: ${why}`);
       if (result.exitCode !== 0)
         throw /denied|read-only/i.test(why)
           ? new BuilderError('BAD_PATH', `"${p}": ${why}`)
