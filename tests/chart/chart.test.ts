@@ -586,6 +586,11 @@ describe.skipIf(!helm)('charts/sandflow', () => {
         message: "at '/admissionPolicy/enabled': got string, want boolean",
       },
       {
+        case: 'api.trustProxy not something Express reads',
+        args: [...OK, ...DB, '--set', 'api.trustProxy=yes please!'],
+        message: "at '/api/trustProxy': 'yes please!' does not match pattern",
+      },
+      {
         case: 'smtp URL not smtp',
         args: [...OK, ...DB, '--set', 'smtp.url=http://mail'],
         message: "at '/smtp/url': 'http://mail' does not match pattern '^smtps?://'",
@@ -615,6 +620,18 @@ describe.skipIf(!helm)('charts/sandflow', () => {
       expect(r.code).toBe(0);
       const env = podSpec(find(manifests(r.stdout), 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
       expect(env.find((e) => e.name === 'SANDFLOW_BUILDER_HELPER_IMAGE')?.value).toBe(image);
+    });
+
+    it.each([
+      ['unset: no variable, the API trusts no proxy', undefined, undefined],
+      ['one hop', '1', '1'],
+      ['true', 'true', 'true'],
+      ['subnets', '10.0.0.0/8\\,loopback', '10.0.0.0/8,loopback'],
+    ])('api.trustProxy %s', (_case, value, expected) => {
+      const r = render(undefined, [...OK, ...DB, ...(value ? ['--set', `api.trustProxy=${value}`] : [])]);
+      expect(r.stderr).toBe('');
+      const env = podSpec(find(manifests(r.stdout), 'Deployment', 'sandflow-api')[0]!).containers[0]!.env!;
+      expect(env.find((e) => e.name === 'SANDFLOW_TRUST_PROXY')?.value).toBe(expected);
     });
   });
 });
