@@ -30,7 +30,7 @@ describe('the builder routes without a builder', () => {
     ['post', '/container/c1/archive', { name: 'a.txt' }],
     ['put', '/container/c1/archive', undefined],
     ['post', '/terminal', { uuid: 'c1', rows: 46, cols: 160 }],
-  ] as const)('%s %s answers 503 naming bubblewrap', async (method, path, body) => {
+  ] as const)('%s %s answers 503 saying why the builder is missing', async (method, path, body) => {
     const req = h.request[method](`/api/v0${path}`).set('Authorization', `Bearer ${await token()}`);
     const res = await (body ? req.send(body) : req);
     expect(res.status).toBe(503);

@@ -15,7 +15,9 @@ import { badRequest, notFound, tooLarge, unavailable } from '../errors.js';
 import type { Caller } from './callers.js';
 import { imageFailure, type ImageService } from './images.js';
 
-export const BUILDER_MISSING = 'The sandbox builder needs bubblewrap (bwrap) on this machine';
+/** Said the same in both modes: the API does not know which one it runs in. */
+export const BUILDER_MISSING =
+  'The sandbox builder is not available here: on one machine it needs bubblewrap (bwrap); on a cluster it is turned off (builder.enabled)';
 
 /** The UID a person gets when no membership row names one (spec 1 §9: the client's default). */
 const DEFAULT_UID = 1000;
