@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   LayoutStore,
+  credentialsFromSecret,
   machineArchitecture,
   normalizeReference,
   storeRootfsProvider,
@@ -30,6 +31,7 @@ export const BWRAP_MISSING_FOR_PODS =
   "kube-lite's kubelet needs bwrap (bubblewrap) on this machine (apt-get install bubblewrap) to run Pods";
 
 const POD_KEY = resourceKey(POD_RESOURCE);
+const SECRET_KEY = '/secrets';
 const FINAL = new Set(['Succeeded', 'Failed']);
 
 export interface ExecTarget {
@@ -83,10 +85,20 @@ export class Kubelet {
     });
   }
 
-  private async credentials(namespace: string): Promise<CredentialsByHost> {
+  /**
+   * The option's credentials for the Pod's namespace, overridden by the Pod's imagePullSecrets
+   * (`kubernetes.io/dockerconfigjson` Secrets of its namespace; a missing one is skipped, as the
+   * kubelet does).
+   */
+  private async credentials(pod: KubeObject): Promise<CredentialsByHost> {
+    const namespace = pod.metadata.namespace!;
     const c = this.options.credentials;
-    if (!c) return new Map();
-    return typeof c === 'function' ? c(namespace) : c;
+    const out = new Map(c ? (typeof c === 'function' ? await c(namespace) : c) : []);
+    for (const ref of podSpec(pod).imagePullSecrets ?? []) {
+      const secret = ref.name ? this.store.get(SECRET_KEY, namespace, ref.name) : undefined;
+      if (secret) for (const [host, cred] of credentialsFromSecret(secret)) out.set(host, cred);
+    }
+    return out;
   }
 
   private onEvent(e: StoreEvent): void {
@@ -110,11 +122,11 @@ export class Kubelet {
     const runner: PodRunner = new PodRunner(pod, {
       podsDir: this.podsDir,
       bwrap: this.bwrap,
-      rootfs: async (image, namespace) =>
+      rootfs: async (image) =>
         storeRootfsProvider({
           layout: this.layout,
           cacheDir: path.join(this.options.dataDir, 'image-roots'),
-          credentials: await this.credentials(namespace),
+          credentials: await this.credentials(pod),
         })(normalizeReference(image), machineArchitecture()),
       onChange,
     });

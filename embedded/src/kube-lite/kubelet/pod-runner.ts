@@ -1,11 +1,14 @@
 // One Pod on this machine, from its folders to its last process. In `<podsDir>/<uid>`: `volumes/<name>`
-// (its emptyDirs), `containers/<name>/rootfs` (a writable copy of the image's unpacked root per
-// container, as the sandbox builder makes it) and `logs/<name>.log`. The images are pulled first
-// (a failure leaves the container waiting with ErrImagePull and the pull's message), then the init
-// containers run one after another to completion, then the containers together; restartPolicy
-// Always and OnFailure restart a container (an init container only on failure) after a back-off of
-// 1 s doubling up to 10 s. `onChange` is called whenever what status.ts reports may have moved.
+// (its emptyDirs; hostPath volumes are bound where they are), `containers/<name>/rootfs` (a writable
+// copy of the image's unpacked root per container, as the sandbox builder makes it) and
+// `logs/<name>.log`. The images are pulled first (a failure leaves the container waiting with
+// ErrImagePull and the pull's message), then the init containers run one after another to
+// completion, then the containers together; restartPolicy Always and OnFailure restart a container
+// (an init container only on failure) after a back-off of 1 s doubling up to 10 s. Past
+// activeDeadlineSeconds the processes are ended and the Pod fails (DeadlineExceeded). `onChange` is
+// called whenever what status.ts reports may have moved.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,8 +35,8 @@ export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 export interface PodRunnerDeps {
   podsDir: string;
   bwrap: string;
-  /** The image's unpacked root, pulled with the credentials of the Pod's namespace. */
-  rootfs: (image: string, namespace: string) => Promise<ImageRoot>;
+  /** The image's unpacked root, pulled with the Pod's credentials. */
+  rootfs: (image: string) => Promise<ImageRoot>;
   onChange: () => void;
 }
 
@@ -54,6 +57,8 @@ export class PodRunner {
   private readonly processes = new Set<ContainerProcess>();
   private readonly stopping = new AbortController();
   private lifecycle: Promise<void> = Promise.resolve();
+  private terminated: Promise<void> | undefined;
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     readonly pod: KubeObject,
@@ -73,6 +78,9 @@ export class PodRunner {
   }
 
   start(): void {
+    const deadline = podSpec(this.pod).activeDeadlineSeconds;
+    if (typeof deadline === 'number' && deadline > 0)
+      this.deadline = setTimeout(() => void this.expire(deadline), deadline * 1000);
     this.lifecycle = this.live().catch((e: unknown) => {
       if (this.stopped) return;
       this.finish('Failed', 'KubeletError', (e as Error).message);
@@ -92,22 +100,41 @@ export class PodRunner {
 
   /** Kills every process (SIGTERM, SIGKILL after the grace period) and removes the Pod's folders. */
   async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopping.abort();
-      const asked = podSpec(this.pod).terminationGracePeriodSeconds ?? 30;
-      const grace = Math.max(0, Math.min(asked, MAX_GRACE_SECONDS)) * 1000;
-      const all = [...this.processes];
-      for (const p of all) p.signal('SIGTERM');
-      const done = Promise.all(all.map((p) => p.exited));
-      const timer = setTimeout(() => all.forEach((p) => p.signal('SIGKILL')), grace);
-      await done;
-      clearTimeout(timer);
-    }
+    await this.terminate();
     await this.lifecycle;
     await removeTree(this.dir);
   }
 
+  /** No more starts or restarts; every process gets SIGTERM, then SIGKILL after the grace period. */
+  private terminate(): Promise<void> {
+    if (!this.terminated) {
+      this.stopping.abort();
+      clearTimeout(this.deadline);
+      const asked = podSpec(this.pod).terminationGracePeriodSeconds ?? 30;
+      const grace = Math.max(0, Math.min(asked, MAX_GRACE_SECONDS)) * 1000;
+      const all = [...this.processes];
+      for (const p of all) p.signal('SIGTERM');
+      const timer = setTimeout(() => all.forEach((p) => p.signal('SIGKILL')), grace);
+      this.terminated = Promise.all(all.map((p) => p.exited)).then(() => clearTimeout(timer));
+    }
+    return this.terminated;
+  }
+
+  /** activeDeadlineSeconds passed: the Pod's processes end and it fails, as the kubelet does it. */
+  private async expire(seconds: number): Promise<void> {
+    if (this.phase === 'Succeeded' || this.phase === 'Failed' || this.stopped) return;
+    await this.terminate();
+    for (const s of [...this.initStatuses, ...this.statuses])
+      if ('running' in s.state) setTerminated(s, 137, 'the pod reached its activeDeadlineSeconds');
+    this.finish(
+      'Failed',
+      'DeadlineExceeded',
+      `Pod was active on the node longer than the specified deadline (${seconds} s)`,
+    );
+  }
+
   private finish(phase: PodPhase, reason?: string, message?: string): void {
+    clearTimeout(this.deadline);
     this.phase = phase;
     this.reason = reason;
     this.message = message;
@@ -151,6 +178,7 @@ export class PodRunner {
       ),
     );
     if (this.stopped) return;
+    clearTimeout(this.deadline);
     this.finish(codes.every((c) => c === 0) ? 'Succeeded' : 'Failed');
   }
 
@@ -158,19 +186,24 @@ export class PodRunner {
     const dirs = new Map<string, string>();
     await fs.mkdir(path.join(this.dir, 'logs'), { recursive: true });
     for (const v of podSpec(this.pod).volumes ?? []) {
-      if (!v.emptyDir) {
+      if (v.emptyDir) {
+        const dir = path.join(this.dir, 'volumes', v.name);
+        await fs.mkdir(dir, { recursive: true, mode: 0o777 });
+        await fs.chmod(dir, 0o777);
+        dirs.set(v.name, dir);
+        continue;
+      }
+      const refused = v.hostPath ? await hostPathRefusal(v.hostPath) : undefined;
+      if (!v.hostPath || refused) {
         const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
         this.finish(
           'Failed',
           'UnsupportedVolume',
-          `volume ${v.name}: only emptyDir volumes are supported, not ${kind}`,
+          `volume ${v.name}: ${refused ?? `only emptyDir and hostPath volumes are supported, not ${kind}`}`,
         );
         return undefined;
       }
-      const dir = path.join(this.dir, 'volumes', v.name);
-      await fs.mkdir(dir, { recursive: true, mode: 0o777 });
-      await fs.chmod(dir, 0o777);
-      dirs.set(v.name, dir);
+      dirs.set(v.name, v.hostPath.path);
     }
     return dirs;
   }
@@ -186,7 +219,7 @@ export class PodRunner {
       const status = statuses[i]!;
       let image: ImageRoot;
       try {
-        image = await this.deps.rootfs(c.image, this.pod.metadata.namespace!);
+        image = await this.deps.rootfs(c.image);
       } catch (e) {
         setWaiting(status, 'ErrImagePull', `failed to pull image "${c.image}": ${(e as Error).message}`);
         this.deps.onChange();
@@ -197,7 +230,8 @@ export class PodRunner {
         const launch = launchOf(this.pod, c, image.config, root, volumes);
         await fs.mkdir(path.dirname(root), { recursive: true });
         await run('cp', ['-a', '--reflink=auto', image.root, root]);
-        for (const b of launch.binds) await fs.mkdir(b.hostPath, { recursive: true });
+        for (const b of launch.binds)
+          if (!existsSync(b.hostPath)) await fs.mkdir(b.hostPath, { recursive: true });
         if (launch.command.length === 0)
           throw new ContainerConfigError(
             `image ${c.image} has no Entrypoint or Cmd and the container no command`,
@@ -246,4 +280,20 @@ export class PodRunner {
       }
     }
   }
+}
+
+/** Why a hostPath volume cannot be bound (its type says what must be there), or nothing. */
+async function hostPathRefusal(source: { path: string; type?: string }): Promise<string | undefined> {
+  const type = source.type ?? '';
+  if (!path.isAbsolute(source.path)) return `hostPath ${source.path} is not absolute`;
+  if (type === 'DirectoryOrCreate') {
+    await fs.mkdir(source.path, { recursive: true, mode: 0o755 });
+    return undefined;
+  }
+  const st = await fs.stat(source.path).catch(() => undefined);
+  if (type === '') return st ? undefined : `hostPath ${source.path} does not exist`;
+  if (type === 'Directory')
+    return st?.isDirectory() ? undefined : `hostPath ${source.path} is not a directory`;
+  if (type === 'File') return st?.isFile() ? undefined : `hostPath ${source.path} is not a file`;
+  return `hostPath type ${type} is not supported (Directory, DirectoryOrCreate, File or none)`;
 }

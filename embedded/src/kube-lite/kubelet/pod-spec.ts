@@ -38,6 +38,7 @@ export interface ContainerSpec {
 export interface Volume {
   name: string;
   emptyDir?: Record<string, unknown>;
+  hostPath?: { path: string; type?: string };
   [source: string]: unknown;
 }
 
@@ -49,7 +50,9 @@ export interface PodSpec {
   volumes?: Volume[];
   restartPolicy?: RestartPolicy;
   terminationGracePeriodSeconds?: number;
+  activeDeadlineSeconds?: number;
   securityContext?: SecurityContext;
+  imagePullSecrets?: { name?: string }[];
   hostname?: string;
 }
 
@@ -103,7 +106,7 @@ export function launchOf(
   const binds: Launch['binds'] = [];
   for (const m of c.volumeMounts ?? []) {
     const dir = volumeDirs.get(m.name);
-    if (!dir) throw new ContainerConfigError(`volumeMount ${m.name}: no such emptyDir volume in the pod`);
+    if (!dir) throw new ContainerConfigError(`volumeMount ${m.name}: no such volume in the pod`);
     if (!path.posix.isAbsolute(m.mountPath))
       throw new ContainerConfigError(`volumeMount ${m.name}: mountPath ${m.mountPath} is not absolute`);
     if (m.subPath !== undefined && (m.subPath.split('/').includes('..') || path.posix.isAbsolute(m.subPath)))

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
+import { registryMissing, startRegistry } from '@sandflow/images/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   kubeletMissing,
@@ -14,6 +15,8 @@ import {
   type Node,
 } from './test-fixture.js';
 
+const authMissing = registryMissing({ auth: true });
+if (authMissing) console.warn(`kubelet imagePullSecrets test skipped: ${authMissing}`);
 if (kubeletMissing.length > 0)
   console.warn(`kubelet tests skipped: ${kubeletMissing.join(' and ')} not installed`);
 
@@ -23,14 +26,16 @@ let node: Node;
 
 /** Stands for the busybox image in the tables (pushed once the registry runs). */
 const IMAGE = '$BUSYBOX';
+/** Stands for a host folder the tables bind (hostPath). */
+const HOST = '$HOST';
+let hostDir: string;
 const container = (over: Record<string, unknown>) => ({ name: 'main', image: IMAGE, ...over });
 const pod = (name: string, spec: Record<string, unknown>): V1Pod => ({
   metadata: { name },
   spec: JSON.parse(
-    JSON.stringify({ restartPolicy: 'Never', terminationGracePeriodSeconds: 1, ...spec }).replaceAll(
-      IMAGE,
-      fx.image,
-    ),
+    JSON.stringify({ restartPolicy: 'Never', terminationGracePeriodSeconds: 1, ...spec })
+      .replaceAll(IMAGE, fx.image)
+      .replaceAll(HOST, hostDir),
   ) as V1Pod['spec'],
 });
 /** What the container wrote, through `pods/log`. */
@@ -40,6 +45,9 @@ const logOf = (p: V1Pod, container = 'main', tailLines?: number) =>
 describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
   beforeAll(async () => {
     fx = await setUp('kubelet-pods-');
+    hostDir = path.join(fx.tmp, 'host');
+    fs.mkdirSync(hostDir);
+    fs.writeFileSync(path.join(hostDir, 'in'), 'from the host\n');
     node = await fx.boot();
   }, 120_000);
   afterAll(async () => {
@@ -144,6 +152,42 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
         expect(s.state?.terminated).toMatchObject({ exitCode: 0 });
       },
     },
+    {
+      name: 'host-path',
+      spec: {
+        volumes: [{ name: 'host', hostPath: { path: '$HOST', type: 'Directory' } }],
+        containers: [
+          container({
+            command: ['sh', '-c', 'echo from the pod > /host/out; cat /host/in'],
+            volumeMounts: [{ name: 'host', mountPath: '/host' }],
+          }),
+        ],
+      },
+      phase: 'Succeeded',
+      check: async (p: V1Pod) => {
+        expect(fs.readFileSync(path.join(hostDir, 'out'), 'utf8')).toBe('from the pod\n');
+        expect(await logOf(p)).toBe('from the host\n');
+      },
+    },
+    {
+      name: 'host-path-missing',
+      spec: {
+        volumes: [{ name: 'host', hostPath: { path: '$HOST/nope', type: 'Directory' } }],
+        containers: [container({ command: ['true'], volumeMounts: [{ name: 'host', mountPath: '/host' }] })],
+      },
+      phase: 'Failed',
+      check: (p: V1Pod) =>
+        expect(p.status?.message).toMatch(/volume host: hostPath .*\/nope is not a directory/),
+    },
+    {
+      name: 'deadline',
+      spec: { activeDeadlineSeconds: 1, containers: [container({ command: ['sleep', '3600'] })] },
+      phase: 'Failed',
+      check: (p: V1Pod) => {
+        expect(p.status).toMatchObject({ reason: 'DeadlineExceeded' });
+        expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 137 });
+      },
+    },
   ])('$name ends $phase', { timeout: 90_000 }, async ({ name, spec, phase, check }) => {
     await node.core.createNamespacedPod({ namespace: ns, body: pod(name, spec) });
     const done = await untilPhase(
@@ -200,6 +244,44 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
         reason: 'Completed',
       });
       await node.core.deleteNamespacedPod({ name: 'always', namespace: ns });
+    },
+  );
+
+  // htpasswd (apache2-utils) makes the registry's users.
+  it.skipIf(authMissing !== undefined)(
+    "pulls from a private registry with the pod's imagePullSecrets",
+    { timeout: 90_000 },
+    async () => {
+      const privateRegistry = await startRegistry({ users: { alice: 's3cret' } });
+      try {
+        const image = await fx.pushTo(privateRegistry.host, { username: 'alice', password: 's3cret' });
+        const auths = { [privateRegistry.host]: { username: 'alice', password: 's3cret' } };
+        await node.core.createNamespacedSecret({
+          namespace: ns,
+          body: {
+            metadata: { name: 'pull' },
+            type: 'kubernetes.io/dockerconfigjson',
+            stringData: { '.dockerconfigjson': JSON.stringify({ auths }) },
+          },
+        });
+        const spec = (pullSecret?: string) => ({
+          ...(pullSecret ? { imagePullSecrets: [{ name: pullSecret }] } : {}),
+          containers: [{ name: 'main', image, command: ['true'] }],
+        });
+        await node.core.createNamespacedPod({ namespace: ns, body: pod('anonymous', spec()) });
+        const refused = await until(
+          () => node.core.readNamespacedPod({ name: 'anonymous', namespace: ns }),
+          (x) => x.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ErrImagePull',
+          'ErrImagePull without the secret',
+        );
+        expect(refused.status!.containerStatuses![0]!.state!.waiting!.message).toMatch(
+          /requires credentials/,
+        );
+        await node.core.createNamespacedPod({ namespace: ns, body: pod('with-secret', spec('pull')) });
+        await untilPhase(node.core, ns, 'with-secret', ['Succeeded']);
+      } finally {
+        await privateRegistry.stop();
+      }
     },
   );
 

@@ -12,6 +12,7 @@ import {
   buildBusyboxImage,
   copyImage,
   findBusyboxStatic,
+  type Credentials,
 } from '@sandflow/images';
 import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
 import { findBwrap } from '../../bwrap/sandbox.js';
@@ -37,6 +38,8 @@ export interface Fixture {
   dataDir: string;
   image: string;
   registry: TestRegistry;
+  /** Pushes the busybox image to another registry; answers its reference there. */
+  pushTo(host: string, credentials?: Credentials): Promise<string>;
   /** Starts kube-lite with its kubelet on the fixture's data folder and database. */
   boot(): Promise<Node>;
   cleanup(): Promise<void>;
@@ -47,20 +50,25 @@ export async function setUp(prefix: string): Promise<Fixture> {
   const dataDir = path.join(tmp, 'data');
   const registry = await startRegistry();
   const built = await buildBusyboxImage(path.join(tmp, 'hack-images'));
-  const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
-  await copyImage({
-    from: new LayoutStore(built.oci),
-    fromRepository: repository,
-    reference: tag,
-    to: new RegistryStore({ host: registry.host }),
-    toRepository: repository,
-    tag,
-  });
+  const pushTo: Fixture['pushTo'] = async (host, credentials) => {
+    const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
+    await copyImage({
+      from: new LayoutStore(built.oci),
+      fromRepository: repository,
+      reference: tag,
+      to: new RegistryStore({ host, ...(credentials ? { credentials } : {}) }),
+      toRepository: repository,
+      tag,
+    });
+    return `${host}/${BUSYBOX_REFERENCE}`;
+  };
+  const image = await pushTo(registry.host);
   return {
     tmp,
     dataDir,
-    image: `${registry.host}/${BUSYBOX_REFERENCE}`,
+    image,
     registry,
+    pushTo,
     async boot() {
       const db = createDatabase({ pgliteDir: path.join(tmp, 'pglite') });
       const kubeLite = await startKubeLite({ db, dataDir, kubelet: { dataDir } });
