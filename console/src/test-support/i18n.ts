@@ -19,10 +19,14 @@ const dictionary = (language: string, namespace: string) => {
   return flatten(bundle);
 };
 
+/** i18next's plural suffixes (CLDR categories): `x_one` → base `x`. */
+const PLURAL = /^(.+)_(zero|one|two|few|many|other)$/;
+
 const placeholders = (text: string) => [...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
 
 /**
- * `language`'s dictionary of `namespace` has exactly the English keys, each translated (but the
+ * `language`'s dictionary of `namespace` has exactly the English keys (plus the plural forms
+ * English does not have), each translated (but the
  * `same` ones, words the language keeps: technical terms, units, product words), with the
  * English text's {{placeholders}}.
  */
@@ -30,13 +34,23 @@ export function expectLocalesComplete(namespace: string, language: string, same:
   const english = dictionary('en', namespace);
   const translated = dictionary(language, namespace);
   const kept = new Set(same);
-  expect(Object.keys(translated).sort()).toEqual(Object.keys(english).sort());
+  // A language may have plural categories English lacks (fr, it: `_many`), never other keys.
+  const plurals = new Set(Object.keys(english).flatMap((key) => PLURAL.exec(key)?.[1] ?? []));
+  const extra = (key: string) => !(key in english) && !plurals.has(PLURAL.exec(key)?.[1] ?? '');
+  expect(Object.keys(translated).filter(extra)).toEqual([]);
+  expect(Object.keys(english).filter((key) => !(key in translated))).toEqual([]);
   const untranslated = Object.keys(english).filter(
     (key) => translated[key] === english[key] && !kept.has(key),
   );
   expect(untranslated).toEqual([]);
   for (const key of Object.keys(english))
     expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(english[key]!)]);
+  // An extra plural form has the placeholders of its English `_other`.
+  for (const key of Object.keys(translated).filter((k) => !(k in english))) {
+    const other = english[`${PLURAL.exec(key)![1]}_other`];
+    if (other !== undefined)
+      expect([key, placeholders(translated[key]!)]).toEqual([key, placeholders(other)]);
+  }
 }
 
 /**

@@ -1,16 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import en from '../../i18n/locales/en/shell.json';
-import fr from '../../i18n/locales/fr/shell.json';
-import it_ from '../../i18n/locales/it/shell.json';
+import { describe, it } from 'vitest';
+import { TRANSLATIONS, expectLocalesComplete } from '../../test-support/i18n';
 
-const flatten = (value: unknown, prefix = ''): Record<string, string> =>
-  Object.entries(value as Record<string, unknown>).reduce<Record<string, string>>(
-    (all, [key, v]) =>
-      typeof v === 'string' ? { ...all, [prefix + key]: v } : { ...all, ...flatten(v, `${prefix}${key}.`) },
-    {},
-  );
-const english = flatten(en);
-const SAME_EVERYWHERE = new Set([
+// Words that are the same in every language (product and section names) may stay.
+const SAME_EVERYWHERE = [
   'sections.heading',
   'sections.sandbox',
   'sections.workflow',
@@ -21,19 +13,10 @@ const SAME_EVERYWHERE = new Set([
   'feedback.subjects.question',
   'mobile.title',
   'account.button',
-]);
+];
 
 describe('shell dictionaries', () => {
-  it.each([
-    ['it', it_],
-    ['fr', fr],
-  ])('%s has every English key, translated', (_language, dictionary) => {
-    const translated = flatten(dictionary);
-    expect(Object.keys(translated)).toEqual(expect.arrayContaining(Object.keys(english)));
-    // Words that are the same in every language (product and section names) may stay.
-    const untranslated = Object.keys(english).filter(
-      (key) => translated[key] === english[key] && !SAME_EVERYWHERE.has(key),
-    );
-    expect(untranslated).toEqual([]);
-  });
+  it.each(TRANSLATIONS)('%s has exactly the English keys, translated, with their placeholders', (language) =>
+    expectLocalesComplete('shell', language, SAME_EVERYWHERE),
+  );
 });
