@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BuilderError, UnsafeEntryError, entryComponents, resolveDir } from '@sandflow/images';
+import { BuilderError, UnsafeEntryError, UploadLimit, entryComponents, resolveDir } from '@sandflow/images';
 
 export type Frozen = <T>(fn: () => Promise<T>) => Promise<T>;
 
@@ -52,22 +52,6 @@ export async function existsIn(root: string, workdir: string, p: string, frozen:
   });
 }
 
-class Limit extends Transform {
-  size = 0;
-  constructor(
-    private readonly maxBytes: number | undefined,
-    private readonly subject: string,
-  ) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.maxBytes !== undefined && this.size > this.maxBytes) {
-      callback(new BuilderError('TOO_LARGE', `${this.subject} is larger than ${this.maxBytes} bytes`));
-    } else callback(null, chunk);
-  }
-}
-
 async function refuseFolder(target: string, p: string) {
   const existing = await fs.lstat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new BuilderError('BAD_PATH', `"${p}" is a folder`);
@@ -91,7 +75,7 @@ export async function writeInto(
     const handle = await fs.open(path.join(dir, scratchName), 'wx', 0o644);
     return { dir, handle, ino: (await handle.stat()).ino };
   });
-  const limit = new Limit(maxBytes, `the upload to ${p}`);
+  const limit = new UploadLimit(maxBytes, `the upload to ${p}`);
   const discard = () =>
     frozen(async () => {
       const dir = await hostDir(root, parts, p, false).catch(() => undefined);

@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BuilderError, entryComponents } from '@sandflow/images';
+import { BuilderError, UploadLimit, entryComponents } from '@sandflow/images';
 import tar from 'tar-stream';
 import { BUSYBOX } from './snapshot.js';
 
@@ -58,22 +58,6 @@ export const UPLOAD_SCRIPT = [
 
 export const scratchName = () => `.sandflow-upload-${randomBytes(8).toString('hex')}`;
 
-class Limit extends Transform {
-  size = 0;
-  constructor(
-    private readonly maxBytes: number | undefined,
-    private readonly subject: string,
-  ) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.maxBytes !== undefined && this.size > this.maxBytes) {
-      callback(new BuilderError('TOO_LARGE', `${this.subject} is larger than ${this.maxBytes} bytes`));
-    } else callback(null, chunk);
-  }
-}
-
 /** Writes `content` to `file`, failing with TOO_LARGE past `maxBytes` (the file is then removed). */
 export async function spool(
   content: Readable,
@@ -81,7 +65,7 @@ export async function spool(
   subject: string,
   maxBytes?: number,
 ): Promise<{ size: number }> {
-  const limit = new Limit(maxBytes, subject);
+  const limit = new UploadLimit(maxBytes, subject);
   try {
     await pipeline(content, limit, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   } catch (error) {
