@@ -25,7 +25,7 @@ import { nowIso } from './container-status.js';
 import type { KubeletOptions } from './options.js';
 import { PodRunner } from './pod-runner.js';
 import { podSpec, type Launch } from './pod-spec.js';
-import { StatusWriter, podStatus } from './status.js';
+import { StatusWriter, lostStatus, podStatus } from './status.js';
 
 export const BWRAP_MISSING_FOR_PODS =
   "kube-lite's kubelet needs bwrap (bubblewrap) on this machine (apt-get install bubblewrap) to run Pods";
@@ -68,13 +68,7 @@ export class Kubelet {
     for (const pod of this.store.list(POD_KEY)) {
       const status = (pod.status ?? {}) as { phase?: string; containerStatuses?: unknown[] };
       if (FINAL.has(status.phase ?? '')) continue;
-      this.writer.write(pod, (previous) => ({
-        ...previous,
-        phase: 'Failed',
-        reason: 'NodeLost',
-        message: 'kube-lite restarted: the processes of this pod were lost',
-        conditions: [],
-      }));
+      this.writer.write(pod, lostStatus);
     }
     await removeTree(this.podsDir);
     await fs.mkdir(this.podsDir, { recursive: true });

@@ -366,16 +366,26 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods', () => {
         }),
       });
       const p = await untilPhase(node.core, ns, 'lost', ['Running']);
+      await node.core.createNamespacedPod({
+        namespace: ns,
+        body: pod('finished-before', { containers: [container({ command: ['sh', '-c', 'echo once'] })] }),
+      });
+      await untilPhase(node.core, ns, 'finished-before', ['Succeeded']);
       await node.stop();
       expect(processesWith(marker)).toEqual([]);
       node = await fx.boot();
       const after = await untilPhase(node.core, ns, 'lost', ['Failed'], 10_000);
       expect(after.status).toMatchObject({ phase: 'Failed', reason: 'NodeLost' });
+      expect(after.status?.containerStatuses?.[0]).toMatchObject({
+        ready: false,
+        state: { terminated: { exitCode: 137, reason: 'NodeLost' } },
+      });
+      expect(after.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
       expect(after.metadata?.uid).toBe(p.metadata?.uid);
       expect(fs.existsSync(path.join(fx.dataDir, 'kubelet', 'pods', p.metadata!.uid!))).toBe(false);
       // Not run again: a finished pod stays as it was across the restart.
-      const finished = await node.core.readNamespacedPod({ name: 'exits-three', namespace: ns });
-      expect(finished.status?.phase).toBe('Failed');
+      const finished = await node.core.readNamespacedPod({ name: 'finished-before', namespace: ns });
+      expect(finished.status?.phase).toBe('Succeeded');
       expect(finished.status?.reason).toBeUndefined();
     },
   );

@@ -7,7 +7,7 @@ import { resourceKey } from '../registry.js';
 import type { RestStorage } from '../rest-storage.js';
 import type { ObjectStore } from '../store.js';
 import type { KubeObject } from '../types.js';
-import { nowIso } from './container-status.js';
+import { nowIso, type ContainerStatus } from './container-status.js';
 import type { PodRunner } from './pod-runner.js';
 
 interface Condition {
@@ -56,6 +56,48 @@ export function podStatus(runner: PodRunner, previous: Record<string, unknown> |
     ...(runner.initStatuses.length ? { initContainerStatuses: structuredClone(runner.initStatuses) } : {}),
     containerStatuses: structuredClone(runner.statuses),
     qosClass: 'BestEffort',
+  };
+}
+
+/** A Pod whose processes a previous kube-lite ran: Failed (NodeLost), its running containers ended. */
+export function lostStatus(previous: Record<string, unknown> | undefined): Record<string, unknown> {
+  const end = (list: unknown) =>
+    Array.isArray(list)
+      ? (list as ContainerStatus[]).map((c) =>
+          'running' in c.state
+            ? {
+                ...c,
+                ready: false,
+                started: false,
+                state: {
+                  terminated: {
+                    exitCode: 137,
+                    reason: 'NodeLost',
+                    startedAt: c.state.running.startedAt,
+                    finishedAt: nowIso(),
+                  },
+                },
+              }
+            : c,
+        )
+      : list;
+  const readiness = new Set(['Ready', 'ContainersReady']);
+  return {
+    ...previous,
+    phase: 'Failed',
+    reason: 'NodeLost',
+    message: 'kube-lite restarted: the processes of this pod were lost',
+    conditions: conditions(
+      previous?.conditions,
+      ((previous?.conditions ?? []) as Condition[]).map((c) => [
+        c.type,
+        readiness.has(c.type) ? false : c.status === 'True',
+      ]),
+    ),
+    ...(previous?.containerStatuses ? { containerStatuses: end(previous.containerStatuses) } : {}),
+    ...(previous?.initContainerStatuses
+      ? { initContainerStatuses: end(previous.initContainerStatuses) }
+      : {}),
   };
 }
 
