@@ -3,47 +3,35 @@
 // docker-registry as both the source and the helper image, commits pulled back from the registry.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
-  BUSYBOX_REFERENCE,
   BuilderError,
   ImageError,
   LayoutStore,
   RegistryStore,
-  buildBusyboxImage,
-  copyImage,
-  findBusyboxStatic,
   machineArchitecture,
   resolveImage,
   storeRootfsProvider,
   type BuilderShell,
 } from '@sandflow/images';
-import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
-import type { Knex } from 'knex';
+import type { TestRegistry } from '@sandflow/images/testing';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../bwrap/sandbox.js';
-import { createDatabase } from '../../db/database.js';
-import { startKubeLite, type KubeLite } from '../../kube-lite/index.js';
+import { kubeletMissing, setUp, type Fixture, type Node } from '../../kube-lite/kubelet/test-fixture.js';
 import { PodBuilder } from './pod-builder.js';
 
-const missing = [
-  !findBwrap() && 'bwrap (apt-get install bubblewrap)',
-  !findBusyboxStatic() && 'busybox-static',
-  registryMissing(),
-].filter(Boolean);
+const missing = kubeletMissing;
 if (missing.length > 0) console.warn(`pod builder tests skipped: ${missing.join(' and ')} not installed`);
 
 const arch = machineArchitecture() === 'arm64' ? 'arm' : 'amd64';
 const NS = 'sf-acme';
+let fixture: Fixture;
+let node: Node;
 let tmp: string;
-let db: Knex;
-let kubeLite: KubeLite;
 let kc: KubeConfig;
 let core: CoreV1Api;
 let registry: TestRegistry;
@@ -88,25 +76,10 @@ async function openTerm(id: string, size = { cols: 80, rows: 24 }): Promise<Term
 
 describe.skipIf(missing.length > 0)('pod builder on kube-lite', () => {
   beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pod-builder-'));
-    registry = await startRegistry();
-    const built = await buildBusyboxImage(path.join(tmp, 'hack-images'));
-    const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
-    await copyImage({
-      from: new LayoutStore(built.oci),
-      fromRepository: repository,
-      reference: tag,
-      to: new RegistryStore({ host: registry.host }),
-      toRepository: repository,
-      tag,
-    });
-    image = `${registry.host}/${BUSYBOX_REFERENCE}`;
-    db = createDatabase({});
-    const dataDir = path.join(tmp, 'data');
-    kubeLite = await startKubeLite({ db, dataDir, kubelet: { dataDir } });
-    kc = new KubeConfig();
-    kc.loadFromFile(kubeLite.kubeconfigPath!);
-    core = kc.makeApiClient(CoreV1Api);
+    fixture = await setUp('pod-builder-');
+    ({ tmp, registry, image } = fixture);
+    node = await fixture.boot();
+    ({ kc, core } = node);
     await core.createNamespace({ body: { metadata: { name: NS } } });
     builder = newBuilder();
     await builder.synced;
@@ -114,10 +87,8 @@ describe.skipIf(missing.length > 0)('pod builder on kube-lite', () => {
 
   afterAll(async () => {
     await builder?.close();
-    await kubeLite?.close();
-    await db?.destroy();
-    await registry?.stop();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    await node?.stop();
+    await fixture?.cleanup();
   });
 
   describe('shells', () => {
