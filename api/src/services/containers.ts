@@ -14,6 +14,8 @@ import type { Logger } from 'pino';
 import { badRequest, notFound, tooLarge, unavailable } from '../errors.js';
 import type { Caller } from './callers.js';
 import { imageFailure, type ImageService } from './images.js';
+import type { ReplicaBus } from './replica-bus.js';
+import { createTerminalPresence } from './terminal-presence.js';
 
 /** Said the same in both modes: the API does not know which one it runs in. */
 export const BUILDER_MISSING =
@@ -56,6 +58,31 @@ export function checkFolder(path: string, field: string): string {
 /** Spec 1 §9: the terminal is 160 columns by 46 rows unless the page says otherwise. */
 export const DEFAULT_TERMINAL_SIZE = { cols: 160, rows: 46 };
 
+/**
+ * How often a replica tells the others which containers it has terminals open on (cluster
+ * mode), from the grace period: a quarter of it, between 250 ms and 10 s. A replica not heard
+ * for three heartbeats is taken for dead.
+ */
+export function terminalHeartbeatMs(graceMs: number): number {
+  return Math.min(10_000, Math.max(250, Math.floor(graceMs / 4)));
+}
+
+/** What replicas tell each other about terminals on the bus's `terminals` topic. */
+type TerminalMessage =
+  { kind: 'opened' | 'closed' | 'stopped'; container: string } | { kind: 'heartbeat'; open: string[] };
+
+function terminalMessage(data: unknown): TerminalMessage | undefined {
+  const m = data as Partial<{ kind: string; container: unknown; open: unknown }> | null;
+  if (!m || typeof m !== 'object') return undefined;
+  if (m.kind === 'heartbeat')
+    return Array.isArray(m.open) && m.open.every((c) => typeof c === 'string')
+      ? { kind: 'heartbeat', open: m.open as string[] }
+      : undefined;
+  if ((m.kind === 'opened' || m.kind === 'closed' || m.kind === 'stopped') && typeof m.container === 'string')
+    return { kind: m.kind, container: m.container };
+  return undefined;
+}
+
 export function createContainerService(deps: {
   db: Knex;
   builder: Builder | undefined;
@@ -64,12 +91,27 @@ export function createContainerService(deps: {
   /** How long a container outlives its last terminal socket (a reload reconnects within it). */
   graceMs: number;
   logger: Logger;
+  /**
+   * The API processes' bus. When shared (PostgreSQL: cluster mode, several replicas see the
+   * same builder containers) terminals opened and closed are announced on it and the grace
+   * rule holds across replicas; otherwise (one process) it is kept here alone.
+   */
+  bus?: ReplicaBus;
+  /** Heartbeat interval on the bus (default terminalHeartbeatMs(graceMs)); expiry is three. */
+  heartbeatMs?: number;
 }) {
   const { db, images, sandboxes } = deps;
   /** Open terminal shells, the last size the page asked for, and pending stops, by container. */
   const shells = new Map<string, Set<BuilderShell>>();
   const sizes = new Map<string, { cols: number; rows: number }>();
   const stopping = new Map<string, NodeJS.Timeout>();
+  const bus = deps.bus?.shared && deps.builder ? deps.bus : undefined;
+  const heartbeatMs = deps.heartbeatMs ?? terminalHeartbeatMs(deps.graceMs);
+  const expiryMs = 3 * heartbeatMs;
+  const presence = bus
+    ? createTerminalPresence({ self: bus.origin, graceMs: deps.graceMs, expiryMs })
+    : undefined;
+  let closed = false;
 
   function forget(id: string) {
     clearTimeout(stopping.get(id));
@@ -77,6 +119,7 @@ export function createContainerService(deps: {
     sizes.delete(id);
     for (const shell of shells.get(id) ?? []) shell.close();
     shells.delete(id);
+    presence?.forget(id);
   }
 
   function builder(): Builder {
@@ -115,20 +158,101 @@ export function createContainerService(deps: {
     return { uid, gid: (group?.gid as number | undefined) ?? uid };
   }
 
+  function stopAbandoned(id: string) {
+    stopping.delete(id);
+    sizes.delete(id);
+    presence?.forget(id);
+    // Another replica may have stopped it already (the builder's stop is idempotent anyway).
+    if (!deps.builder?.get(id)) return;
+    bus?.publish('terminals', { kind: 'stopped', container: id } satisfies TerminalMessage);
+    deps.logger.info({ container: id }, 'stopping a container without a terminal for the grace period');
+    builder()
+      .stop(id)
+      .catch((error: unknown) =>
+        deps.logger.error({ err: error, container: id }, 'stopping an abandoned container failed'),
+      );
+  }
+
   /** Stops a container nobody has a terminal on once the grace period is over (unless one opens). */
   function stopLater(id: string) {
+    if (presence) {
+      presence.closed(bus!.origin, id, Date.now());
+      bus!.publish('terminals', { kind: 'closed', container: id } satisfies TerminalMessage);
+      return review(id);
+    }
     clearTimeout(stopping.get(id));
-    const timer = setTimeout(() => {
-      stopping.delete(id);
-      sizes.delete(id);
-      builder()
-        .stop(id)
-        .catch((error: unknown) =>
-          deps.logger.error({ err: error, container: id }, 'stopping an abandoned container failed'),
-        );
-    }, deps.graceMs);
+    const timer = setTimeout(() => stopAbandoned(id), deps.graceMs);
     timer.unref();
     stopping.set(id, timer);
+  }
+
+  /**
+   * Cluster mode: looks at a container again after news of it: stops it when nobody alive has
+   * a terminal on it and its grace period is over, else sets a timer for when that may be.
+   * A process that does not hear even its own heartbeats (its listening connection is down)
+   * may have missed a terminal opened elsewhere: it stops nothing until it hears again.
+   */
+  function review(id: string) {
+    if (!presence || closed) return;
+    clearTimeout(stopping.get(id));
+    stopping.delete(id);
+    const now = Date.now();
+    const decision = presence.decide(id, now);
+    let at: number | undefined;
+    if (decision.action === 'stop') {
+      const deaf = now - bus!.lastHeard() > expiryMs;
+      if (!deaf) return stopAbandoned(id);
+      at = now + heartbeatMs;
+    } else at = decision.action === 'wait' ? decision.stopAt : decision.recheckAt;
+    if (at === undefined) return;
+    const timer = setTimeout(() => review(id), Math.max(0, at - now));
+    timer.unref();
+    stopping.set(id, timer);
+  }
+
+  function heartbeat() {
+    const open = [...shells].filter(([, set]) => set.size > 0).map(([id]) => id);
+    bus?.publish('terminals', { kind: 'heartbeat', open } satisfies TerminalMessage);
+  }
+
+  let beating: NodeJS.Timeout | undefined;
+  if (bus && presence) {
+    bus.on('terminals', (data, origin) => {
+      const message = terminalMessage(data);
+      if (!message || closed) return;
+      const now = Date.now();
+      if (message.kind === 'heartbeat') {
+        presence.heartbeat(origin, message.open, now);
+        for (const id of presence.containers()) review(id);
+        return;
+      }
+      const id = message.container;
+      if (message.kind === 'stopped') {
+        clearTimeout(stopping.get(id));
+        stopping.delete(id);
+        sizes.delete(id);
+        presence.forget(id);
+        return;
+      }
+      if (message.kind === 'opened') presence.opened(origin, id, now);
+      else presence.closed(origin, id, now);
+      review(id);
+    });
+    // Lost messages are made up for by the next heartbeats; tell ours at once.
+    bus.onResync(heartbeat);
+    beating = setInterval(heartbeat, heartbeatMs);
+    beating.unref();
+    heartbeat();
+  }
+
+  // At start: containers already there (a replica that crashed, or this process before a
+  // restart) with no terminal anywhere stop after the grace period like any other. In cluster
+  // mode after grace + expiry: time enough to hear from replicas that have a terminal on one.
+  for (const container of deps.builder?.list() ?? []) {
+    if (presence) {
+      presence.seen(container.id, Date.now());
+      review(container.id);
+    } else stopLater(container.id);
   }
 
   async function startImage(caller: Caller, reference: string, architecture: Architecture, groupId?: string) {
@@ -155,6 +279,14 @@ export function createContainerService(deps: {
   return {
     available: () => deps.builder !== undefined,
     owned,
+
+    /** Stops the timers (the containers stay); for closeServices. */
+    close() {
+      closed = true;
+      clearInterval(beating);
+      for (const timer of stopping.values()) clearTimeout(timer);
+      stopping.clear();
+    },
 
     async start(
       caller: Caller,
@@ -192,6 +324,7 @@ export function createContainerService(deps: {
     async stop(caller: Caller, id: string) {
       owned(caller, id);
       forget(id);
+      bus?.publish('terminals', { kind: 'stopped', container: id } satisfies TerminalMessage);
       await builder().stop(id);
     },
 
@@ -200,9 +333,20 @@ export function createContainerService(deps: {
       owned(caller, id);
       clearTimeout(stopping.get(id));
       stopping.delete(id);
-      const shell = await builder()
-        .shell(id, size ?? sizes.get(id) ?? DEFAULT_TERMINAL_SIZE)
-        .catch((error: unknown) => Promise.reject(imageFailure(error, id)));
+      // Cluster mode: in use from now on, here and for the other replicas (a heartbeat or a
+      // timer running while the shell starts must not stop it).
+      const first = presence !== undefined && !shells.get(id)?.size;
+      if (first) {
+        presence.opened(bus!.origin, id, Date.now());
+        bus!.publish('terminals', { kind: 'opened', container: id } satisfies TerminalMessage);
+      }
+      let shell: BuilderShell;
+      try {
+        shell = await builder().shell(id, size ?? sizes.get(id) ?? DEFAULT_TERMINAL_SIZE);
+      } catch (error) {
+        if (first && !shells.get(id)?.size) stopLater(id);
+        throw imageFailure(error, id);
+      }
       let open = shells.get(id);
       if (!open) shells.set(id, (open = new Set()));
       open.add(shell);

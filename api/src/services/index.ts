@@ -176,6 +176,7 @@ function buildServices(deps: ApiDeps) {
     // Called only after the services are built (the sandbox service commits through this one).
     sandboxes: (caller, id) => sandboxes.get(caller, id),
     graceMs: config.builder.terminalGraceMs,
+    bus,
     logger,
   });
   const groups = createGroupService({ db, kube, events, notifications });
@@ -340,6 +341,7 @@ export async function closeServices(deps: ApiDeps): Promise<void> {
   byDeps.delete(deps);
   if (buses.get(services.db) === services.bus) buses.delete(services.db);
   readCachesFor(services.db).fanOut = undefined;
+  services.containers.close();
   await services.bus.close();
   services.stopRecording();
   await services.runRecorder?.idle();

@@ -123,6 +123,23 @@ describe('replica bus fan-out', () => {
     expect(got).toEqual([['caches', ['me']]]);
   });
 
+  it("tells handlers the sender's origin, and when anything (its own too) was last heard", async () => {
+    const channel = fakeChannel();
+    const a = live(channel.transport(), { origin: 'a' });
+    const b = live(channel.transport(), { origin: 'b' });
+    expect([a.origin, b.origin]).toEqual(['a', 'b']);
+    expect(a.lastHeard()).toBe(0);
+    const got: [unknown, string][] = [];
+    b.on('terminals', (data, origin) => void got.push([data, origin]));
+    const before = Date.now();
+    a.publish('terminals', { kind: 'opened', container: 'c1' });
+    await settle();
+    expect(got).toEqual([[{ kind: 'opened', container: 'c1' }, 'a']]);
+    // The sender hears its own message (NOTIFY reaches every listener) without dispatching it.
+    expect(a.lastHeard()).toBeGreaterThanOrEqual(before);
+    expect(b.lastHeard()).toBeGreaterThanOrEqual(before);
+  });
+
   it('hears nothing before listen() (a process that only builds the services never connects)', async () => {
     const channel = fakeChannel();
     const a = live(channel.transport(), { origin: 'a' });

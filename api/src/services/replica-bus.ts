@@ -14,11 +14,18 @@ import type { Logger } from 'pino';
  * missed, so `onResync` handlers run once it is back (empty the caches, resend what a
  * socket may have missed).
  */
-export type Topic = 'caches' | 'notification';
+export type Topic = 'caches' | 'notification' | 'terminals';
 
 export interface ReplicaBus {
   /** False when no other process can exist (PGlite): publish does nothing. */
   readonly shared: boolean;
+  /** This process's id on the bus: what other processes see as the origin of its messages. */
+  readonly origin: string;
+  /**
+   * When a message (any, this process's own included: NOTIFY reaches the sender too) last
+   * arrived; 0 before the first. A process that hears not even its own heartbeat is deaf.
+   */
+  lastHeard(): number;
   /**
    * Starts listening (createApp and attachRealtime call it; a process that only builds the
    * services, such as the OpenAPI generator, never connects). Idempotent; resolves once
@@ -26,7 +33,8 @@ export interface ReplicaBus {
    */
   listen(): Promise<void>;
   publish(topic: Topic, data: unknown): void;
-  on(topic: Topic, handler: (data: unknown) => void | Promise<void>): void;
+  /** `origin` is the sending process's id. */
+  on(topic: Topic, handler: (data: unknown, origin: string) => void | Promise<void>): void;
   onResync(handler: () => void): void;
   close(): Promise<void>;
 }
@@ -57,7 +65,8 @@ export function createReplicaBus(
   options: { logger?: Logger; origin?: string } = {},
 ): ReplicaBus {
   const origin = options.origin ?? randomUUID();
-  const handlers = new Map<Topic, ((data: unknown) => void | Promise<void>)[]>();
+  const handlers = new Map<Topic, ((data: unknown, origin: string) => void | Promise<void>)[]>();
+  let heardAt = 0;
   const resyncs: (() => void)[] = [];
   let queue: [Topic, unknown][] = [];
   let scheduled = false;
@@ -72,11 +81,12 @@ export function createReplicaBus(
       options.logger?.warn({ payload: payload.slice(0, 200) }, 'replica bus: unreadable message ignored');
       return;
     }
+    heardAt = Date.now();
     if (envelope.o === origin || !Array.isArray(envelope.m)) return;
     for (const [topic, data] of envelope.m) {
       for (const handler of handlers.get(topic) ?? []) {
         Promise.resolve()
-          .then(() => handler(data))
+          .then(() => handler(data, envelope.o))
           .catch((error: unknown) =>
             options.logger?.error({ err: error, topic }, 'replica bus: handler failed'),
           );
@@ -129,6 +139,8 @@ export function createReplicaBus(
 
   return {
     shared: !!transport,
+    origin,
+    lastHeard: () => heardAt,
     listen() {
       if (!transport || closed) return Promise.resolve();
       if (!listening) {
