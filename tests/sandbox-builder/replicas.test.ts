@@ -147,6 +147,33 @@ describe.skipIf(!!missing || !shared)('the builder grace period across API repli
     expect(await gone(id, GRACE_MS + EXPIRY_MS + 5000)).toBe(true);
   }, 60_000);
 
+  it('a replica starting finds a container nobody has a terminal on (its replica crashed): stopped after grace + expiry', async () => {
+    // Made behind the API's back: no replica has a timer for it, as after the crash of the only one.
+    const { reference } = await servicesFor(p.deps).images.resolve(
+      p.world.a.org.id,
+      SOURCE.source_image,
+      SOURCE.source_version,
+    );
+    const orphan = await p.builder.start({
+      image: reference,
+      architecture: 'amd64',
+      uid: 1000,
+      gid: 1000,
+      owner: p.world.a.user.id,
+      organization: p.world.a.org.id,
+    });
+    const startedAt = Date.now();
+    const c = await startReplica(p);
+    try {
+      await servicesFor(c.deps).bus.listen();
+      expect(await gone(orphan.id, GRACE_MS + 2 * EXPIRY_MS + 5000)).toBe(true);
+      // It waited for the other replicas' heartbeats before deciding.
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(GRACE_MS + EXPIRY_MS);
+    } finally {
+      await c.stop();
+    }
+  }, 60_000);
+
   it('a replica that goes silent with a terminal open: the other stops the container after expiry + grace', async () => {
     const id = await start();
     const onB = await openTerminal(b.base, id, await token());
