@@ -111,14 +111,30 @@ spec:
 /**
  * Builds the console, starts the platform with it; resolves once it serves. Given a `dataDir`, the
  * platform uses it and leaves it in place when stopped (bench/org-dashboard restarts on the same
- * PGlite files after seeding them); otherwise a temp folder, removed at the end.
+ * PGlite files after seeding them); otherwise a temp folder, removed at the end. Given a
+ * `consoleDir`, that console build is served as it is (a build of an earlier commit, to compare);
+ * `minify: false` builds it unminified (still a production build), so a profile names functions.
  */
-export async function startPlatform(options: { dataDir?: string } = {}) {
+export async function startPlatform(
+  options: { dataDir?: string; consoleDir?: string; minify?: boolean } = {},
+) {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-bench-dashboard-'));
-  const consoleDir = path.join(dataDir, 'console');
-  await run('npx', ['vite', 'build', '--outDir', consoleDir, '--emptyOutDir', '--logLevel', 'error'], {
-    cwd: path.join(repoRoot, 'console'),
-  });
+  const consoleDir = options.consoleDir ?? path.join(dataDir, 'console');
+  if (!options.consoleDir)
+    await run(
+      'npx',
+      [
+        'vite',
+        'build',
+        '--outDir',
+        consoleDir,
+        '--emptyOutDir',
+        '--logLevel',
+        'error',
+        ...(options.minify === false ? ['--minify', 'false'] : []),
+      ],
+      { cwd: path.join(repoRoot, 'console') },
+    );
   const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
     cwd: repoRoot,
     env: {

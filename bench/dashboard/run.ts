@@ -6,16 +6,32 @@
 // Measured: time to first render (navigation → first sandbox node of the run drawn), and the frame
 // time while panning with the mouse (rAF intervals during a 60-step drag of the pane).
 // Target (issue 15): < 2 s to first render.
+// Options: `--profile <prefix>` records a CPU profile of each first render (navigation → first node
+// drawn) through the DevTools Protocol into `<prefix>-<nodes>.cpuprofile` (open it in Chrome's
+// DevTools; keep it out of git) and prints its top self- and total-time functions; the console is
+// then built unminified (still a production build) so the functions keep their names.
+// `--console <dir>` serves that console build instead of building one (to compare commits);
+// `--sizes 1000,5000` chooses the runs.
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { api, EMAIL, layeredGraph, PASSWORD, seed, startPlatform } from './platform.js';
+import { printSummary, startProfile } from './profile.js';
 
-const SIZES = [1_000, 5_000];
+const { values: options } = parseArgs({
+  options: {
+    profile: { type: 'string' },
+    console: { type: 'string' },
+    sizes: { type: 'string', default: '1000,5000' },
+  },
+});
+const SIZES = options.sizes.split(',').map(Number);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
 
-async function measure(page: Page, url: string) {
+async function measure(page: Page, url: string, profileFile?: string) {
+  const stopProfile = profileFile ? await startProfile(page) : undefined;
   const answered = page.waitForResponse((r) => r.url().includes('/api/v0/run/'), { timeout: 120_000 });
   const start = Date.now();
   await page.goto(url);
@@ -26,6 +42,8 @@ async function measure(page: Page, url: string) {
   const titled = Date.now() - start;
   await page.waitForSelector('.react-flow__node-runSandbox', { timeout: 120_000 });
   const firstRender = Date.now() - start;
+  if (stopProfile)
+    printSummary(`profile of the first render (${profileFile})`, await stopProfile(profileFile));
   const drawn = await page.locator('.react-flow__node-runSandbox').count();
   const pane = (await page.locator('.react-flow__pane').boundingBox())!;
   // A string, not a function: tsx's name-keeping helper (__name) does not exist in the page.
@@ -53,7 +71,10 @@ async function measure(page: Page, url: string) {
 }
 
 async function main() {
-  const platform = await startPlatform();
+  const platform = await startPlatform({
+    consoleDir: options.console,
+    minify: options.profile === undefined,
+  });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -100,6 +121,7 @@ async function main() {
       const result = await measure(
         page,
         `${platform.url}/dashboard/session/${started.schedule_id}/${started.run_uuid}`,
+        options.profile === undefined ? undefined : `${options.profile}-${nodes}.cpuprofile`,
       );
       const answered = (await api(platform.url, cookie, 'GET', `/run/${started.run_uuid}`)).result as {
         status: string;
@@ -113,7 +135,9 @@ async function main() {
         ...result,
       });
     }
-    console.log(`load average ${os.loadavg()[0]!.toFixed(1)}, ${os.cpus().length} cores`);
+    console.log(
+      `load average ${os.loadavg()[0]!.toFixed(1)}, ${os.cpus().length} cores, console ${options.console ?? (options.profile ? 'built unminified' : 'built')}`,
+    );
     console.log(
       '| run nodes / edges | run status | GET /run answered | title drawn | first render (first node) | pan frame median / p95 | drawn nodes |',
     );

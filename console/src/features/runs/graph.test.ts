@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { run, sandboxStatus } from '../sessions/testing';
 import type { RunGraph } from '../sessions/types';
-import { runFlow } from './graph';
+import { NODE_SIZE } from '../workflows/graph/model';
+import { RUN_NODE_HANDLES, runFlow } from './graph';
 
 const node = (id: string, x: number | null = 0, y: number | null = 0) => ({
   id,
@@ -73,5 +74,27 @@ describe('the run graph', () => {
       }),
     );
     expect(flow.edges.map((e) => e.id)).toEqual(['start->a']);
+  });
+
+  // A node React Flow knows the size and handles of is drawn only when on screen; one it does not is
+  // drawn at once to be measured (every node of a big run, the dashboard's slow first render).
+  it.each([
+    ['a sandbox', 'a', NODE_SIZE, true],
+    ['the starting point', 'start', undefined, false],
+  ] as const)('gives %s its size and handles before it is drawn: %s', (_case, id, size, handles) => {
+    const flow = runFlow(run({ workflow: graph({ nodes: [node('a', 440, 150)] }) }));
+    const drawn = flow.nodes.find((n) => n.id === id)!;
+    expect([drawn.initialWidth, drawn.initialHeight]).toEqual([size, size]);
+    expect(drawn.handles !== undefined).toBe(handles);
+  });
+
+  it.each([
+    ['target', 'left', -3, (NODE_SIZE - 6) / 2],
+    ['source', 'right', NODE_SIZE - 3, (NODE_SIZE - 6) / 2],
+  ] as const)('puts the %s handle centred on the %s side', (type, position, x, y) => {
+    const flow = runFlow(run({ workflow: graph({ nodes: [node('a')] }) }));
+    const handles = flow.nodes.find((n) => n.id === 'a')!.handles!;
+    expect(handles.filter((h) => h.type === type)).toEqual([{ type, position, x, y, width: 6, height: 6 }]);
+    expect(RUN_NODE_HANDLES).toContainEqual({ type, position, x, y, width: 6, height: 6 });
   });
 });
