@@ -39,7 +39,9 @@ function sizeOf(url: URL): { cols: number; rows: number } | undefined | 'invalid
  * into the shell as is, what the shell prints is sent back as text. Resizing is `POST /terminal`
  * (a control message in the same stream could be typed text). Authenticated like the realtime
  * socket (access cookie, Bearer header or `?token=`); only the container's owner gets a shell,
- * anyone else a 404. A container whose last socket has been closed for the grace period stops.
+ * anyone else a 404. A container whose last socket has been closed for the grace period stops;
+ * in cluster mode that is its last socket on any API replica (services/containers.ts tells the
+ * others on the replica bus when a container's terminals open and close here).
  * `/log/{run}/{sandboxId}/{name}` (three segments) is a run's log: attached here too (log-socket.ts).
  */
 export function attachTerminal(server: Server, deps: ApiDeps): { close(): void } {
