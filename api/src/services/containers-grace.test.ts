@@ -162,6 +162,20 @@ describe('the grace period in one process (embedded: no shared bus)', () => {
     expect(await gone(builder, 'left', GRACE_MS + 2000)).toBe(true);
     expect(stops).toEqual(['left']);
   });
+
+  it('with a builder that lists from a watch (synced), looks at start once it has listed', async () => {
+    const { builder, stops, add } = memoryBuilder();
+    let markSynced!: () => void;
+    const watching = Object.assign(builder, { synced: new Promise<void>((r) => (markSynced = r)) });
+    service(watching, createReplicaBus(null));
+    // Seen by the watch after the services were built, as a Pod of a crashed replica is.
+    add('left');
+    await sleep(GRACE_MS + 100);
+    expect(builder.get('left')).toBeDefined();
+    markSynced();
+    expect(await gone(builder, 'left', GRACE_MS + 2000)).toBe(true);
+    expect(stops).toEqual(['left']);
+  });
 });
 
 describe('the grace period across replicas on one bus', () => {

@@ -248,12 +248,24 @@ export function createContainerService(deps: {
   // At start: containers already there (a replica that crashed, or this process before a
   // restart) with no terminal anywhere stop after the grace period like any other. In cluster
   // mode after grace + expiry: time enough to hear from replicas that have a terminal on one.
-  for (const container of deps.builder?.list() ?? []) {
-    if (presence) {
-      presence.seen(container.id, Date.now());
-      review(container.id);
-    } else stopLater(container.id);
-  }
+  const sweep = () => {
+    if (closed) return;
+    for (const container of deps.builder?.list() ?? []) {
+      if (shells.get(container.id)?.size || stopping.has(container.id)) continue;
+      if (presence) {
+        if (presence.containers().includes(container.id)) continue;
+        presence.seen(container.id, Date.now());
+        review(container.id);
+      } else stopLater(container.id);
+    }
+  };
+  // The cluster builder lists from a watch of its Pods: only once that has listed them all.
+  const synced = (deps.builder as { synced?: Promise<void> } | undefined)?.synced;
+  if (synced)
+    synced.then(sweep, (error: unknown) =>
+      deps.logger.error({ err: error }, 'builder containers at start not listed'),
+    );
+  else sweep();
 
   async function startImage(caller: Caller, reference: string, architecture: Architecture, groupId?: string) {
     const organization = organizationOf(caller);
