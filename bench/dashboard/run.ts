@@ -15,6 +15,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
+import { handleOffsets } from './handles.js';
 import { api, EMAIL, layeredGraph, PASSWORD, seed, startPlatform } from './platform.js';
 import { printSummary, startProfile } from './profile.js';
 
@@ -45,6 +46,9 @@ async function measure(page: Page, url: string, profileFile?: string) {
   if (stopProfile)
     printSummary(`profile of the first render (${profileFile})`, await stopProfile(profileFile));
   const drawn = await page.locator('.react-flow__node-runSandbox').count();
+  console.log(
+    `handles of a drawn node, as React Flow measures them: ${await handleOffsets(page, 'runSandbox')}`,
+  );
   const pane = (await page.locator('.react-flow__pane').boundingBox())!;
   // A string, not a function: tsx's name-keeping helper (__name) does not exist in the page.
   await page.evaluate(`(() => {
