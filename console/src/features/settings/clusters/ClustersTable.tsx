@@ -1,28 +1,13 @@
 import AddIcon from '@mui/icons-material/Add';
 import MoreVert from '@mui/icons-material/MoreVert';
-import {
-  Box,
-  Button,
-  Chip,
-  IconButton,
-  Paper,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  TableSortLabel,
-  Tooltip,
-  Typography,
-} from '@mui/material';
-import { useMemo, useState } from 'react';
+import { Box, Button, Chip, Paper, Stack, TableCell, TableRow, Tooltip, Typography } from '@mui/material';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SearchField } from '../common/SearchField';
 import { formatDateTime } from '../../../lib/datetime';
-import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
-import { PAGE_SIZES, sortRows, type SortDirection } from '../common/table';
+import { usePaging } from '../../../components/PagedTableFooter';
+import { ActionsCell, PagedTable, RowAction, SortableHeaderCell } from '../../../components/PagedTable';
+import { TableToolbar } from '../common/TableToolbar';
+import { PAGE_SIZES, sortRows, useSearch, useSort } from '../common/table';
 import { toDisplay } from '../quota';
 import type { ClusterItem } from './queries';
 
@@ -86,19 +71,16 @@ export function ClustersTable({
   onOpen: (cluster: ClusterItem) => void;
 }) {
   const { t } = useTranslation('settings');
-  const [search, setSearch] = useState('');
-  const [sort, setSort] = useState<{ column: Column; direction: SortDirection }>({
-    column: 'creationDate',
-    direction: 'asc',
-  });
   const paging = usePaging(PAGE_SIZES);
+  const search = useSearch(paging);
+  const { sort, headerOf } = useSort<Column>('creationDate');
 
   const visible = useMemo(() => {
-    const needle = search.trim().toLowerCase();
+    const needle = search.text.trim().toLowerCase();
     const matches = (c: ClusterItem) =>
       !needle || [c.name, c.address, c.id, c.label, c.version].some((s) => s.toLowerCase().includes(needle));
     return sortRows(clusters.filter(matches), VALUE[sort.column], sort.direction);
-  }, [clusters, search, sort]);
+  }, [clusters, search.text, sort]);
 
   if (clusters.length === 0)
     return (
@@ -114,24 +96,9 @@ export function ClustersTable({
     );
 
   const header = (column: Column) => (
-    <TableCell
-      key={column}
-      sortDirection={sort.column === column ? sort.direction : false}
-      sx={{ whiteSpace: 'nowrap' }}
-    >
-      <TableSortLabel
-        active={sort.column === column}
-        direction={sort.column === column ? sort.direction : 'asc'}
-        onClick={() =>
-          setSort((s) => ({
-            column,
-            direction: s.column === column && s.direction === 'asc' ? 'desc' : 'asc',
-          }))
-        }
-      >
-        {t(`clusters.columns.${column}`)}
-      </TableSortLabel>
-    </TableCell>
+    <SortableHeaderCell key={column} {...headerOf(column)} sx={{ whiteSpace: 'nowrap' }}>
+      {t(`clusters.columns.${column}`)}
+    </SortableHeaderCell>
   );
 
   const cell = (c: ClusterItem, column: Column) => {
@@ -162,67 +129,45 @@ export function ClustersTable({
   const paged = paging.of(visible);
   return (
     <Stack spacing={2}>
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-        <SearchField
-          value={search}
-          onChange={(value) => {
-            setSearch(value);
-            paging.reset();
-          }}
-          label={t('clusters.search')}
-        />
-        <Button
-          variant="contained"
-          startIcon={<AddIcon />}
-          onClick={onAdd}
-          sx={{ ml: { sm: 'auto !important' } }}
-        >
-          {t('clusters.addNew')}
-        </Button>
-      </Stack>
-      <TableContainer component={Paper} variant="outlined">
-        <Table size="small" aria-label={t('clusters.table')}>
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox" aria-label={t('clusters.columns.connection')} />
-              {COLUMNS.map(header)}
-              <TableCell align="right">{t('columns.actions')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {visible.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={COLUMNS.length + 2} align="center">
-                  {t('clusters.noClusters')}
-                </TableCell>
-              </TableRow>
-            )}
-            {paged.rows.map((c) => (
-              <TableRow key={c.id} hover data-testid="cluster-row">
-                <TableCell padding="checkbox" sx={{ textAlign: 'center' }}>
-                  <ConnectionDot connection={c.connection} />
-                </TableCell>
-                {COLUMNS.map((column) => (
-                  <TableCell key={column} sx={{ whiteSpace: DATES.has(column) ? 'normal' : 'nowrap' }}>
-                    {cell(c, column)}
-                  </TableCell>
-                ))}
-                <TableCell align="right">
-                  <Tooltip title={t('clusters.actions')}>
-                    <IconButton
-                      aria-label={t('clusters.actionsNamed', { name: c.name })}
-                      onClick={() => onOpen(c)}
-                    >
-                      <MoreVert fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                </TableCell>
-              </TableRow>
+      <TableToolbar
+        search={search}
+        searchLabel={t('clusters.search')}
+        action={{ label: t('clusters.addNew'), icon: <AddIcon />, onClick: onAdd }}
+      />
+      <PagedTable
+        label={t('clusters.table')}
+        head={
+          <>
+            <TableCell padding="checkbox" aria-label={t('clusters.columns.connection')} />
+            {COLUMNS.map(header)}
+            <TableCell align="right">{t('columns.actions')}</TableCell>
+          </>
+        }
+        columns={COLUMNS.length + 2}
+        empty={t('clusters.noClusters')}
+        footer={paged.footer}
+      >
+        {paged.rows.map((c) => (
+          <TableRow key={c.id} hover data-testid="cluster-row">
+            <TableCell padding="checkbox" sx={{ textAlign: 'center' }}>
+              <ConnectionDot connection={c.connection} />
+            </TableCell>
+            {COLUMNS.map((column) => (
+              <TableCell key={column} sx={{ whiteSpace: DATES.has(column) ? 'normal' : 'nowrap' }}>
+                {cell(c, column)}
+              </TableCell>
             ))}
-          </TableBody>
-        </Table>
-        <PagedTableFooter {...paged.footer} />
-      </TableContainer>
+            <ActionsCell>
+              <RowAction
+                title={t('clusters.actions')}
+                label={t('clusters.actionsNamed', { name: c.name })}
+                icon={<MoreVert fontSize="small" />}
+                onClick={() => onOpen(c)}
+              />
+            </ActionsCell>
+          </TableRow>
+        ))}
+      </PagedTable>
     </Stack>
   );
 }

@@ -1,27 +1,15 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import {
-  Button,
-  IconButton,
-  Paper,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  TableSortLabel,
-  Tooltip,
-} from '@mui/material';
+import { Stack, TableCell, TableRow } from '@mui/material';
 import { useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SearchField } from '../common/SearchField';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
-import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
-import { PAGE_SIZES, sortRows, type SortDirection } from '../common/table';
+import { TableToolbar } from '../common/TableToolbar';
+import { usePaging } from '../../../components/PagedTableFooter';
+import { ActionsCell, PagedTable, RowAction, SortableHeaderCell } from '../../../components/PagedTable';
+import { PAGE_SIZES, sortRows, useSearch, useSort } from '../common/table';
 import { useDeleteGroup } from '../queries';
 import { groupMaxima, toDisplay } from '../quota';
 import type { GroupItem, OrganizationItem, Username } from '../types';
@@ -61,25 +49,22 @@ export function GroupsTable({
 }) {
   const { t } = useTranslation('settings');
   const remove = useDeleteGroup();
-  const [search, setSearch] = useState('');
-  const [sort, setSort] = useState<{ column: Column; direction: SortDirection }>({
-    column: 'name',
-    direction: 'asc',
-  });
   const paging = usePaging(PAGE_SIZES);
+  const search = useSearch(paging);
+  const { sort, headerOf } = useSort<Column>('name');
   const [dialog, setDialog] = useState<{ group?: GroupItem } | null>(null);
   const [deleting, setDeleting] = useState<GroupItem | null>(null);
 
   const emails = useMemo(() => new Map(people.map((p) => [p.id, p.email])), [people]);
   const visible = useMemo(() => {
-    const needle = search.trim().toLowerCase();
+    const needle = search.text.trim().toLowerCase();
     const matches = (g: GroupItem) =>
       !needle ||
       [g.name, g.organization_name, ...[...g.admins, ...g.members].map((id) => emails.get(id) ?? '')].some(
         (s) => s.toLowerCase().includes(needle),
       );
     return sortRows(groups.filter(matches), VALUE[sort.column], sort.direction);
-  }, [groups, search, sort, emails]);
+  }, [groups, search.text, sort, emails]);
 
   const dialogOrganization = dialog?.group?.organization ?? organization;
   const organizationQuota = organizations.find((o) => o.id === dialogOrganization)?.quota;
@@ -95,20 +80,9 @@ export function GroupsTable({
     ? ['name', 'organization', 'gid', 'cpu', 'memory', 'disk', 'members']
     : ['name', 'gid', 'cpu', 'memory', 'disk', 'members'];
   const header = (column: Column) => (
-    <TableCell key={column} sortDirection={sort.column === column ? sort.direction : false}>
-      <TableSortLabel
-        active={sort.column === column}
-        direction={sort.column === column ? sort.direction : 'asc'}
-        onClick={() =>
-          setSort((s) => ({
-            column,
-            direction: s.column === column && s.direction === 'asc' ? 'desc' : 'asc',
-          }))
-        }
-      >
-        {t(`groups.columns.${column}`)}
-      </TableSortLabel>
-    </TableCell>
+    <SortableHeaderCell key={column} {...headerOf(column)}>
+      {t(`groups.columns.${column}`)}
+    </SortableHeaderCell>
   );
 
   const cell = (g: GroupItem, column: Column) => {
@@ -120,71 +94,52 @@ export function GroupsTable({
   const paged = paging.of(visible);
   return (
     <Stack spacing={2}>
-      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-        <SearchField
-          value={search}
-          onChange={(value) => {
-            setSearch(value);
-            paging.reset();
-          }}
-          label={t('groups.search')}
-        />
+      <TableToolbar
+        search={search}
+        searchLabel={t('groups.search')}
+        action={{
+          label: t('groups.create'),
+          icon: <AddIcon />,
+          onClick: () => setDialog({}),
+          disabled: !organization,
+        }}
+      >
         {toolbar}
-        <Button
-          variant="contained"
-          startIcon={<AddIcon />}
-          disabled={!organization}
-          onClick={() => setDialog({})}
-          sx={{ ml: { sm: 'auto !important' } }}
-        >
-          {t('groups.create')}
-        </Button>
-      </Stack>
-      <TableContainer component={Paper} variant="outlined">
-        <Table size="small" aria-label={t('groups.table')}>
-          <TableHead>
-            <TableRow>
-              {columns.map(header)}
-              <TableCell align="right">{t('columns.actions')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {visible.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={columns.length + 1} align="center">
-                  {t('noData')}
-                </TableCell>
-              </TableRow>
-            )}
-            {paged.rows.map((g) => (
-              <TableRow key={g.id} hover>
-                {columns.map((column) => (
-                  <TableCell key={column}>{cell(g, column)}</TableCell>
-                ))}
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                  <Tooltip title={t('groups.edit')}>
-                    <IconButton
-                      aria-label={t('groups.editNamed', { name: g.name })}
-                      onClick={() => setDialog({ group: g })}
-                    >
-                      <EditOutlined fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                  <Tooltip title={t('groups.delete')}>
-                    <IconButton
-                      aria-label={t('groups.deleteNamed', { name: g.name })}
-                      onClick={() => setDeleting(g)}
-                    >
-                      <DeleteOutline fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                </TableCell>
-              </TableRow>
+      </TableToolbar>
+      <PagedTable
+        label={t('groups.table')}
+        head={
+          <>
+            {columns.map(header)}
+            <TableCell align="right">{t('columns.actions')}</TableCell>
+          </>
+        }
+        columns={columns.length + 1}
+        empty={t('noData')}
+        footer={paged.footer}
+      >
+        {paged.rows.map((g) => (
+          <TableRow key={g.id} hover>
+            {columns.map((column) => (
+              <TableCell key={column}>{cell(g, column)}</TableCell>
             ))}
-          </TableBody>
-        </Table>
-        <PagedTableFooter {...paged.footer} />
-      </TableContainer>
+            <ActionsCell>
+              <RowAction
+                title={t('groups.edit')}
+                label={t('groups.editNamed', { name: g.name })}
+                icon={<EditOutlined fontSize="small" />}
+                onClick={() => setDialog({ group: g })}
+              />
+              <RowAction
+                title={t('groups.delete')}
+                label={t('groups.deleteNamed', { name: g.name })}
+                icon={<DeleteOutline fontSize="small" />}
+                onClick={() => setDeleting(g)}
+              />
+            </ActionsCell>
+          </TableRow>
+        ))}
+      </PagedTable>
       {dialog && dialogOrganization && (
         <GroupDialog
           open

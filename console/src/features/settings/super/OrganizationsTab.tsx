@@ -1,31 +1,18 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import {
-  Button,
-  Checkbox,
-  FormControlLabel,
-  IconButton,
-  Paper,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Tooltip,
-} from '@mui/material';
+import { Checkbox, FormControlLabel, Stack, TableCell, TableRow } from '@mui/material';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SearchField } from '../common/SearchField';
 import { formatDateTime } from '../../../lib/datetime';
 import { toasts } from '../../toasts/toast-store';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { Loaded } from '../common/Loaded';
-import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
-import { PAGE_SIZES } from '../common/table';
+import { TableToolbar } from '../common/TableToolbar';
+import { usePaging } from '../../../components/PagedTableFooter';
+import { ActionsCell, PagedTable, RowAction } from '../../../components/PagedTable';
+import { PAGE_SIZES, useSearch } from '../common/table';
 import {
   SUPER_REFRESH_MS,
   useCapacity,
@@ -49,16 +36,16 @@ export default function OrganizationsTab() {
   const capacity = useCapacity();
   const usernames = useUsernames();
   const remove = useDeleteOrganization();
-  const [search, setSearch] = useState('');
   const paging = usePaging(PAGE_SIZES);
+  const search = useSearch(paging);
   const [dialog, setDialog] = useState<{ organization?: OrganizationItem } | null>(null);
   const [deleting, setDeleting] = useState<OrganizationItem | null>(null);
   const [purge, setPurge] = useState(false);
   const people = useMemo(() => uniquePeople(usernames.data ?? []), [usernames.data]);
   const emails = useMemo(() => new Map(people.map((p) => [p.id, p.email])), [people]);
   const visible = useMemo(
-    () => (organizations.data ?? []).filter((o) => organizationMatches(o, search, emails)),
-    [organizations.data, search, emails],
+    () => (organizations.data ?? []).filter((o) => organizationMatches(o, search.text, emails)),
+    [organizations.data, search.text, emails],
   );
   const failedAt = useRef(0);
   useEffect(() => {
@@ -78,80 +65,54 @@ export default function OrganizationsTab() {
     <Loaded queries={[organizations, capacity, usernames]}>
       {() => (
         <Stack spacing={2}>
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { sm: 'center' } }}>
-            <SearchField
-              value={search}
-              onChange={(value) => {
-                setSearch(value);
-                paging.reset();
-              }}
-              label={t('organizations.search')}
-            />
-            <Button
-              variant="contained"
-              startIcon={<AddIcon />}
-              onClick={() => setDialog({})}
-              sx={{ ml: { sm: 'auto !important' } }}
-            >
-              {t('organizations.createNew')}
-            </Button>
-          </Stack>
-          <TableContainer component={Paper} variant="outlined">
-            <Table size="small" aria-label={t('organizations.table')}>
-              <TableHead>
-                <TableRow>
-                  <TableCell>{t('columns.name')}</TableCell>
-                  <TableCell>{t('organizations.columns.admins')}</TableCell>
-                  <TableCell>{t('columns.quota')}</TableCell>
-                  <TableCell>{t('organizations.columns.creationDate')}</TableCell>
-                  <TableCell align="right">{t('columns.actions')}</TableCell>
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {visible.length === 0 && (
-                  <TableRow>
-                    <TableCell colSpan={5} align="center">
-                      {t('noData')}
-                    </TableCell>
-                  </TableRow>
-                )}
-                {paged.rows.map((o) => (
-                  <TableRow key={o.id} hover>
-                    <TableCell>{o.name}</TableCell>
-                    <TableCell>
-                      {adminsText(o.admins, emails, (count) => t('organizations.more', { count }))}
-                    </TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>
-                      {organizationQuotaText(o.quota, units)}
-                    </TableCell>
-                    <TableCell>{formatDateTime(o.creation_date)}</TableCell>
-                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                      <Tooltip title={t('organizations.edit')}>
-                        <IconButton
-                          aria-label={t('organizations.editNamed', { name: o.name })}
-                          onClick={() => setDialog({ organization: o })}
-                        >
-                          <EditOutlined fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
-                      <Tooltip title={t('organizations.delete')}>
-                        <IconButton
-                          aria-label={t('organizations.deleteNamed', { name: o.name })}
-                          onClick={() => {
-                            setPurge(false);
-                            setDeleting(o);
-                          }}
-                        >
-                          <DeleteOutline fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
-                    </TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-            <PagedTableFooter {...paged.footer} />
-          </TableContainer>
+          <TableToolbar
+            search={search}
+            searchLabel={t('organizations.search')}
+            action={{ label: t('organizations.createNew'), icon: <AddIcon />, onClick: () => setDialog({}) }}
+          />
+          <PagedTable
+            label={t('organizations.table')}
+            head={
+              <>
+                <TableCell>{t('columns.name')}</TableCell>
+                <TableCell>{t('organizations.columns.admins')}</TableCell>
+                <TableCell>{t('columns.quota')}</TableCell>
+                <TableCell>{t('organizations.columns.creationDate')}</TableCell>
+                <TableCell align="right">{t('columns.actions')}</TableCell>
+              </>
+            }
+            columns={5}
+            empty={t('noData')}
+            footer={paged.footer}
+          >
+            {paged.rows.map((o) => (
+              <TableRow key={o.id} hover>
+                <TableCell>{o.name}</TableCell>
+                <TableCell>
+                  {adminsText(o.admins, emails, (count) => t('organizations.more', { count }))}
+                </TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{organizationQuotaText(o.quota, units)}</TableCell>
+                <TableCell>{formatDateTime(o.creation_date)}</TableCell>
+                <ActionsCell>
+                  <RowAction
+                    title={t('organizations.edit')}
+                    label={t('organizations.editNamed', { name: o.name })}
+                    icon={<EditOutlined fontSize="small" />}
+                    onClick={() => setDialog({ organization: o })}
+                  />
+                  <RowAction
+                    title={t('organizations.delete')}
+                    label={t('organizations.deleteNamed', { name: o.name })}
+                    icon={<DeleteOutline fontSize="small" />}
+                    onClick={() => {
+                      setPurge(false);
+                      setDeleting(o);
+                    }}
+                  />
+                </ActionsCell>
+              </TableRow>
+            ))}
+          </PagedTable>
           {dialog && (
             <OrganizationDialog
               organization={dialog.organization}

@@ -1,24 +1,11 @@
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import EditOutlined from '@mui/icons-material/EditOutlined';
-import {
-  Button,
-  Checkbox,
-  IconButton,
-  Paper,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Tooltip,
-  Typography,
-} from '@mui/material';
+import { Button, Checkbox, Stack, TableCell, TableRow, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '../../../lib/datetime';
-import { PagedTableFooter, usePaging } from '../../../components/PagedTableFooter';
+import { usePaging } from '../../../components/PagedTableFooter';
+import { ActionsCell, PagedTable, RowAction } from '../../../components/PagedTable';
 import { PAGE_SIZES } from '../common/table';
 import type { GroupTable, GroupTableUser } from '../types';
 import { quotaText } from './members';
@@ -70,77 +57,66 @@ export function GroupMembersTable({
           </Button>
         )}
       </Stack>
-      <TableContainer component={Paper} variant="outlined">
-        <Table size="small" aria-label={t('members.groupTable', { group: group.name })}>
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox">
-                <Checkbox
-                  size="small"
-                  checked={members.length > 0 && selected.length === members.length}
-                  indeterminate={selected.length > 0 && selected.length < members.length}
-                  disabled={members.length === 0}
-                  onChange={(e) => setChecked(new Set(e.target.checked ? members.map((m) => m.id) : []))}
-                  slotProps={{ input: { 'aria-label': t('members.selectAll', { group: group.name }) } }}
-                />
-              </TableCell>
-              <TableCell>{t('columns.name')}</TableCell>
-              <TableCell>{t('columns.email')}</TableCell>
-              <TableCell>{t('columns.uid')}</TableCell>
-              <TableCell>{t('columns.quota')}</TableCell>
-              <TableCell>{t('columns.lastSandbox')}</TableCell>
-              <TableCell align="right">{t('columns.actions')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {members.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={7} align="center">
-                  {t('noData')}
-                </TableCell>
-              </TableRow>
-            )}
-            {paged.rows.map((m) => (
-              <TableRow key={m.uuid} hover selected={checked.has(m.id)}>
-                <TableCell padding="checkbox">
-                  <Checkbox
-                    size="small"
-                    checked={checked.has(m.id)}
-                    onChange={() => toggle(m.id)}
-                    slotProps={{ input: { 'aria-label': t('members.select', { name: m.email }) } }}
-                  />
-                </TableCell>
-                <TableCell>{m.name}</TableCell>
-                <TableCell>{m.email}</TableCell>
-                <TableCell>{m.uid ?? ''}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{quotaText(m.quota, units)}</TableCell>
-                <TableCell>
-                  {m.last_sandbox_created ? formatDateTime(m.last_sandbox_created) : t('members.never')}
-                </TableCell>
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                  <Tooltip title={t('members.editQuota')}>
-                    <IconButton
-                      aria-label={t('members.editQuotaNamed', { name: m.email })}
-                      onClick={() => onEditQuota(m)}
-                    >
-                      <EditOutlined fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                  <Tooltip title={t('members.remove')}>
-                    <IconButton
-                      aria-label={t('members.removeNamed', { name: m.email })}
-                      onClick={() => onRemove([m])}
-                    >
-                      <DeleteOutline fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-        <PagedTableFooter {...paged.footer} />
-      </TableContainer>
+      <PagedTable
+        label={t('members.groupTable', { group: group.name })}
+        head={
+          <>
+            <TableCell padding="checkbox">
+              <Checkbox
+                size="small"
+                checked={members.length > 0 && selected.length === members.length}
+                indeterminate={selected.length > 0 && selected.length < members.length}
+                disabled={members.length === 0}
+                onChange={(e) => setChecked(new Set(e.target.checked ? members.map((m) => m.id) : []))}
+                slotProps={{ input: { 'aria-label': t('members.selectAll', { group: group.name }) } }}
+              />
+            </TableCell>
+            <TableCell>{t('columns.name')}</TableCell>
+            <TableCell>{t('columns.email')}</TableCell>
+            <TableCell>{t('columns.uid')}</TableCell>
+            <TableCell>{t('columns.quota')}</TableCell>
+            <TableCell>{t('columns.lastSandbox')}</TableCell>
+            <TableCell align="right">{t('columns.actions')}</TableCell>
+          </>
+        }
+        columns={7}
+        empty={t('noData')}
+        footer={paged.footer}
+      >
+        {paged.rows.map((m) => (
+          <TableRow key={m.uuid} hover selected={checked.has(m.id)}>
+            <TableCell padding="checkbox">
+              <Checkbox
+                size="small"
+                checked={checked.has(m.id)}
+                onChange={() => toggle(m.id)}
+                slotProps={{ input: { 'aria-label': t('members.select', { name: m.email }) } }}
+              />
+            </TableCell>
+            <TableCell>{m.name}</TableCell>
+            <TableCell>{m.email}</TableCell>
+            <TableCell>{m.uid ?? ''}</TableCell>
+            <TableCell sx={{ whiteSpace: 'nowrap' }}>{quotaText(m.quota, units)}</TableCell>
+            <TableCell>
+              {m.last_sandbox_created ? formatDateTime(m.last_sandbox_created) : t('members.never')}
+            </TableCell>
+            <ActionsCell>
+              <RowAction
+                title={t('members.editQuota')}
+                label={t('members.editQuotaNamed', { name: m.email })}
+                icon={<EditOutlined fontSize="small" />}
+                onClick={() => onEditQuota(m)}
+              />
+              <RowAction
+                title={t('members.remove')}
+                label={t('members.removeNamed', { name: m.email })}
+                icon={<DeleteOutline fontSize="small" />}
+                onClick={() => onRemove([m])}
+              />
+            </ActionsCell>
+          </TableRow>
+        ))}
+      </PagedTable>
     </Stack>
   );
 }
