@@ -10,8 +10,9 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
+import { handleOffsets } from '../dashboard/handles.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -176,6 +177,9 @@ async function measure(page: Page, url: string) {
   })`);
   const interactive = Date.now() - start;
   const drawn = await page.locator('.react-flow__node-sandbox').count();
+  console.log(
+    `handles of a drawn node, as React Flow measures them: ${await handleOffsets(page, 'sandbox')}`,
+  );
   const edgesDrawn = await page.locator('.react-flow__edge').count();
 
   const pane = (await page.locator('.react-flow__pane').boundingBox())!;
@@ -213,10 +217,13 @@ async function measure(page: Page, url: string) {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-bench-editor-'));
-  const consoleDir = path.join(dataDir, 'console');
-  await run('npx', ['vite', 'build', '--outDir', consoleDir, '--emptyOutDir', '--logLevel', 'error'], {
-    cwd: path.join(repoRoot, 'console'),
-  });
+  // `--console <dir>`: serve that console build (one of an earlier commit, to compare) as it is.
+  const { values: options } = parseArgs({ options: { console: { type: 'string' } } });
+  const consoleDir = options.console ?? path.join(dataDir, 'console');
+  if (!options.console)
+    await run('npx', ['vite', 'build', '--outDir', consoleDir, '--emptyOutDir', '--logLevel', 'error'], {
+      cwd: path.join(repoRoot, 'console'),
+    });
   const platform = await startPlatform(dataDir, {
     SANDFLOW_ADMIN_EMAIL: EMAIL,
     SANDFLOW_ADMIN_PASSWORD: PASSWORD,
@@ -237,7 +244,9 @@ async function main() {
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.keyboard.press('Enter');
     await page.waitForURL(/dashboard/);
-    console.log(`load average ${os.loadavg()[0]!.toFixed(1)}, ${os.cpus().length} cores`);
+    console.log(
+      `load average ${os.loadavg()[0]!.toFixed(1)}, ${os.cpus().length} cores, console ${options.console ?? 'built'}`,
+    );
     console.log(
       '| nodes / edges | first render | interactive | pan frame median / p95 | pan fps | drawn nodes / edges |',
     );

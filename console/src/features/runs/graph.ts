@@ -1,7 +1,13 @@
 // The run's graph for React Flow: the workflow drawing (the editor's mapping, read-only) with each
 // sandbox node carrying its status and its dynamic instances' statuses.
-import { Position, type Edge, type Node, type NodeHandle } from '@xyflow/react';
-import { toFlowEdges, toFlowNodes, type FlowEdge, type FlowNode } from '../workflows/graph/flow';
+import type { Edge, Node, NodeHandle } from '@xyflow/react';
+import {
+  sandboxHandles,
+  toFlowEdges,
+  toFlowNodes,
+  type FlowEdge,
+  type FlowNode,
+} from '../workflows/graph/flow';
 import { layeredPositions } from '../workflows/graph/layout';
 import { NODE_SIZE, START_ID, type Graph, type GraphNode } from '../workflows/graph/model';
 import type { Run, RunGraph, RunStatus, SandboxStatus, SubSandboxStatus } from '../sessions/types';
@@ -14,34 +20,11 @@ export interface RunNodeData extends Record<string, unknown> {
 export type RunSandboxNode = Node<RunNodeData, 'runSandbox'>;
 export type RunFlowNode = Exclude<FlowNode, { type: 'sandbox' }> | RunSandboxNode;
 
-/** React Flow's handle box (its default style, border included: the console's box-sizing is border-box). */
-const HANDLE_SIZE = 6;
-
 /**
- * The handles RunNode draws, where React Flow would measure them: the target centred on the left
- * side of the NODE_SIZE square, the source on the right (top-left corners, relative to the node).
- * Given with the node's size, React Flow knows a node before drawing it, so with
- * onlyRenderVisibleElements it draws only the nodes on screen from the first commit; a node it has
- * not measured it draws anyway, to measure its handles — every node of a 5,000-sandbox run at once.
+ * The handles RunNode draws: its box is not positioned, so they sit on the node's own left and right
+ * sides (no border offset). See sandboxHandles for why React Flow is given them.
  */
-export const RUN_NODE_HANDLES: readonly NodeHandle[] = [
-  {
-    type: 'target',
-    position: Position.Left,
-    x: -HANDLE_SIZE / 2,
-    y: (NODE_SIZE - HANDLE_SIZE) / 2,
-    width: HANDLE_SIZE,
-    height: HANDLE_SIZE,
-  },
-  {
-    type: 'source',
-    position: Position.Right,
-    x: NODE_SIZE - HANDLE_SIZE / 2,
-    y: (NODE_SIZE - HANDLE_SIZE) / 2,
-    width: HANDLE_SIZE,
-    height: HANDLE_SIZE,
-  },
-];
+export const RUN_NODE_HANDLES: readonly NodeHandle[] = sandboxHandles(0);
 
 /** The run's drawing; items saved without a position (x/y null) are laid out like the editor's Order. */
 export function asGraph(g: RunGraph | undefined): Graph {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { connect, split } from './edges';
-import { EDGE_COLOURS, edgeColour, positionsOf, toFlowEdges, toFlowNodes } from './flow';
+import { EDGE_COLOURS, edgeColour, positionsOf, sandboxHandles, toFlowEdges, toFlowNodes } from './flow';
 import { moveItems } from './items';
-import { START_ID, type Graph } from './model';
+import { NODE_SIZE, START_ID, type Graph } from './model';
 import { aGraph } from './testing';
 
 const sample = (): Graph => {
@@ -35,6 +35,30 @@ describe('graph → React Flow', () => {
     expect(nodes[0]).toMatchObject({ id: START_ID, type: 'start', draggable: false });
     expect(nodes.filter((n) => n.type !== 'start').every((n) => n.draggable === draggable)).toBe(true);
     expect(nodes.map((n) => n.type).sort()).toEqual(['sandbox', 'sandbox', 'sandbox', 'start', 'switch']);
+  });
+
+  // Known size and handles: with onlyRenderVisibleElements React Flow draws a sandbox only when it
+  // is on screen, instead of drawing every node once to measure it.
+  it.each([
+    ['sandbox', NODE_SIZE, 2],
+    ['switch', undefined, 0],
+    ['start', undefined, 0],
+  ] as const)('a %s node is given size %s and %s handles before it is drawn', (type, size, handles) => {
+    for (const n of toFlowNodes(sample(), false).filter((f) => f.type === type)) {
+      expect([n.initialWidth, n.initialHeight]).toEqual([size, size]);
+      expect(n.handles?.length ?? 0).toBe(handles);
+    }
+  });
+
+  it.each([
+    [0, 'target', 'left', -3],
+    [0, 'source', 'right', NODE_SIZE - 3],
+    [2, 'target', 'left', -1],
+    [2, 'source', 'right', NODE_SIZE - 5],
+  ] as const)('border %i: the %s handle is centred on the %s side, at x %i', (border, type, position, x) => {
+    expect(sandboxHandles(border).filter((h) => h.type === type)).toEqual([
+      { type, position, x, y: (NODE_SIZE - 6) / 2, width: 6, height: 6 },
+    ]);
   });
 
   it('a multi edge is dashed', () => {

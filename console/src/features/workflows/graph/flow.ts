@@ -1,8 +1,8 @@
 // The graph ⇄ React Flow mapping: the spec's nodes, switches and edges become React Flow nodes and
 // edges (plus the starting point); positions come back from drags.
-import { MarkerType, type Edge, type Node } from '@xyflow/react';
+import { MarkerType, Position, type Edge, type Node, type NodeHandle } from '@xyflow/react';
 import { startPosition } from './layout';
-import { START_ID, type Graph, type GraphEdge, type GraphNode, type GraphSwitch } from './model';
+import { NODE_SIZE, START_ID, type Graph, type GraphEdge, type GraphNode, type GraphSwitch } from './model';
 
 export type SandboxFlowNode = Node<{ node: GraphNode }, 'sandbox'>;
 export type SwitchFlowNode = Node<{ item: GraphSwitch }, 'switch'>;
@@ -26,6 +26,27 @@ export function edgeColour(edge: GraphEdge): EdgeColour {
   return 'primary';
 }
 
+/** React Flow's handle box (its default style, border included: the console's box-sizing is border-box). */
+export const HANDLE_SIZE = 6;
+
+/**
+ * The handles a sandbox node draws, where React Flow measures them (top-left corners, relative to
+ * the node): the editor's SandboxNode is a NODE_SIZE square with a 2 px border that positions its
+ * handles, so they are centred on the inner edge of its left and right borders.
+ * Given with the node's size (initialWidth/initialHeight), React Flow knows a node before drawing
+ * it, so with onlyRenderVisibleElements it draws only the nodes on screen from the first commit; a
+ * node it has not measured it draws anyway, to measure its handles — all of a 5,000-node workflow.
+ */
+export function sandboxHandles(border: number): NodeHandle[] {
+  const y = (NODE_SIZE - HANDLE_SIZE) / 2;
+  const size = { width: HANDLE_SIZE, height: HANDLE_SIZE };
+  return [
+    { type: 'target', position: Position.Left, x: border - HANDLE_SIZE / 2, y, ...size },
+    { type: 'source', position: Position.Right, x: NODE_SIZE - border - HANDLE_SIZE / 2, y, ...size },
+  ];
+}
+const SANDBOX_BORDER = 2;
+
 /** React Flow nodes: the starting point first, then sandboxes and switches. */
 export function toFlowNodes(graph: Graph, readOnly: boolean, start = startPosition(graph)): FlowNode[] {
   const draggable = !readOnly;
@@ -37,6 +58,9 @@ export function toFlowNodes(graph: Graph, readOnly: boolean, start = startPositi
       position: { x: node.x, y: node.y },
       data: { node },
       draggable,
+      initialWidth: NODE_SIZE,
+      initialHeight: NODE_SIZE,
+      handles: sandboxHandles(SANDBOX_BORDER),
     })),
     ...graph.switches.map((item): SwitchFlowNode => ({
       id: item.id,
