@@ -111,6 +111,17 @@ export default defineConfig({
         },
       },
       {
+        // Issue 18: the daemonless image built by hack/image/build.ts onto a Debian Node base and
+        // started as a kube-lite Pod (tests/image); the first build takes minutes, then it is cached.
+        test: {
+          name: 'image',
+          include: ['tests/image/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['tests/start/**/*.test.ts', 'tests/console/**/*.test.ts'],

@@ -2,6 +2,12 @@
 // image pulled from a registry, push the result. No Docker, no buildah: the project's own OCI code.
 //
 //   npx tsx hack/image/build.ts --to 127.0.0.1:5000/sandflow:dev [--from node:20-slim] [--arch amd64]
+//                               [--cache .cache/image-stage | --no-cache]
+//
+// The built console and the production node_modules are kept in --cache between builds (see
+// stage.ts). Where Docker Hub is out of reach, hack/images/debian-node.ts makes a Debian trixie
+// base with Node 20.19 to push to the registry and name in --from. The last line printed is JSON:
+// the pushed reference, digest, compressed size and the build's seconds.
 //
 // Credentials: DOCKER_CONFIG/config.json or ~/.docker/config.json (the `auths` entries `docker
 // login` writes). Registries on localhost/127.0.0.0/8 are spoken to over plain HTTP, as Docker does;
@@ -39,6 +45,8 @@ async function main(): Promise<void> {
       to: { type: 'string' },
       arch: { type: 'string', default: 'amd64' },
       insecure: { type: 'boolean', default: false },
+      cache: { type: 'string', default: path.join(repoRoot, '.cache/image-stage') },
+      'no-cache': { type: 'boolean', default: false },
     },
   });
   if (!values.to) throw new Error('--to <registry/repository:tag> is required');
@@ -56,9 +64,12 @@ async function main(): Promise<void> {
       ...(values.insecure ? { insecure: true } : {}),
     });
   };
+  const started = Date.now();
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'sandflow-stage-'));
   try {
-    await stageApp(repoRoot, path.join(work, 'app'));
+    await stageApp(repoRoot, path.join(work, 'app'), {
+      ...(values['no-cache'] ? {} : { cacheDir: path.resolve(values.cache) }),
+    });
     const result = await buildAppImage({
       root: work,
       from: store(from.domain),
@@ -70,7 +81,13 @@ async function main(): Promise<void> {
       architecture: values.arch,
       cmd: DEFAULT_CMD,
     });
-    console.log(`pushed ${to.domain}/${to.repository}:${to.tag ?? 'latest'}@${result.digest}`);
+    const reference = `${to.domain}/${to.repository}:${to.tag ?? 'latest'}`;
+    const bytes = result.manifest.layers.reduce((sum, l) => sum + l.size, 0);
+    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    console.log(
+      `pushed ${reference}@${result.digest}: ${(bytes / 1e6).toFixed(1)} MB compressed, ${seconds} s`,
+    );
+    console.log(JSON.stringify({ reference, digest: result.digest, bytes, seconds }));
   } finally {
     await fs.rm(work, { recursive: true, force: true });
   }
