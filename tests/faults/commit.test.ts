@@ -6,6 +6,7 @@
 // it are those of that version. The crashed builder container is reaped at start (folder and
 // processes), and a new save after the restart succeeds.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -184,26 +185,37 @@ describe.skipIf(!!missing)('kill -9 of the platform process during a sandbox com
         // A container from the saved sandbox, a new file, a shell open in it, and Save.
         const container = await s.client.must<string>('POST', `/image/${uuid}`, { sandbox_name: 'greeter' });
         const marker = `round-${round}.txt`;
-        await upload(container, marker, `round ${round}\n`);
+        // Rounds 0 and 1 wait for a point inside the save: a file big enough (12 MiB that gzip cannot
+        // shrink) keeps the layer being written long enough to be seen even on a loaded machine.
+        await upload(
+          container,
+          marker,
+          round < 2 ? randomBytes(9 << 20).toString('base64') : `round ${round}\n`,
+        );
         const term = await openTerminal(new URL(s.platform.url).host, container, s.client.token);
         term.run('sleep 3600');
         expect(builderLeftovers().processes.length).toBeGreaterThan(0);
         let acknowledged: string | undefined;
+        let settled = false;
         const save = s.client
           .call<{ image_ref: string }>('PUT', `/sandbox/${uuid}`, form(container))
           .then((a) => {
             if (a.status === 200) acknowledged = a.body!.result.image_ref;
           })
-          .catch(() => undefined); // the connection went with the process
+          .catch(() => undefined) // the connection went with the process
+          .finally(() => (settled = true));
         // Round 0 dies as soon as the commit's layer is being written, round 1 as soon as the
         // layout's tag names the new manifest (before the Sandbox records it), the others at
         // seeded delays across twice the length of a save.
         const layerStarted = () =>
           fs.readdirSync(path.join(dataDir, 'builders', container)).some((f) => f.startsWith('layer-'));
-        if (round === 0) await until(layerStarted, 60_000, 'the layer is being written', 5);
+        // A save that ends before the point is seen (it should not, with that file) still checks
+        // that an acknowledged save is kept.
+        if (round === 0)
+          await until(() => layerStarted() || settled, 60_000, 'the layer is being written', 5);
         else if (round === 1)
           await until(
-            () => taggedDigest(current) !== parseReference(current).digest,
+            () => taggedDigest(current) !== parseReference(current).digest || settled,
             60_000,
             'the tag moves',
             5,
