@@ -151,7 +151,9 @@ export function mountRoutes(
 
     const handle: RequestHandler = async (req, res) => {
       const claims = await authenticate(req);
-      const caller = claims ? await services.loadCaller(claims.userId, claims.organizationId, claims.issuedAt) : null;
+      const caller = claims
+        ? await services.loadCaller(claims.userId, claims.organizationId, claims.issuedAt)
+        : null;
       if (rule.access !== 'public' && !caller) throw unauthorized();
 
       // A malformed id is a 400 before anything looks it up.
