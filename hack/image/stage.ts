@@ -1,7 +1,8 @@
 // Stages the application the way the Dockerfile's build stage does, without an engine: the files
 // git tracks in the runtime workspaces, the console built by vite, and production node_modules
-// installed by `npm ci --omit=dev` (native modules are the prebuilt linux-<arch> ones npm picks for
-// this machine: build on linux/<arch> with the base image's Node major version).
+// installed by `npm ci --omit=dev` for the root and the runtime workspaces (native modules are the
+// prebuilt linux-<arch> ones npm picks for this machine: build on linux/<arch> with the base image's
+// Node major version).
 //
 // The built console and the production node_modules are cached under `cacheDir` (.cache/image-stage),
 // keyed by what they are made from (the console's tracked files; package-lock.json, the workspaces'
@@ -24,6 +25,20 @@ export const RUNTIME_PATHS = [
   'operator',
   'api',
   'console/package.json',
+];
+
+/**
+ * The workspaces whose production dependencies the image installs: not the console's (React, MUI:
+ * more than half of node_modules), whose bundle console/dist is all the image serves.
+ */
+export const RUNTIME_WORKSPACES = ['kube', 'images', 'crds', 'embedded', 'operator', 'api'];
+const NPM_CI = [
+  'ci',
+  '--omit=dev',
+  '--no-audit',
+  '--no-fund',
+  '--include-workspace-root',
+  ...RUNTIME_WORKSPACES.map((w) => `--workspace=${w}`),
 ];
 
 const LEFT_OUT = /(^|\/)(node_modules|dist|scripts)\/|\.test\.tsx?$|(^|\/)testing\//;
@@ -121,15 +136,15 @@ export async function stageApp(
   const modulesKey = await keyOf(
     repoRoot,
     manifests,
-    `${process.version} ${process.platform} ${process.arch}`,
+    `${process.version} ${process.platform} ${process.arch} npm ${NPM_CI.join(' ')}`,
   );
   const nodeModulesCached = await cached(
     cacheDir,
     `node_modules-${modulesKey}`,
     path.join(appDir, 'node_modules'),
     async () => {
-      log('npm ci --omit=dev ...');
-      execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], {
+      log(`npm ${NPM_CI.join(' ')} ...`);
+      execFileSync('npm', NPM_CI, {
         cwd: appDir,
         stdio: ['ignore', 'inherit', 'inherit'],
       });

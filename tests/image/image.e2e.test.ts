@@ -13,7 +13,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { Writable } from 'node:stream';
+import { CoreV1Api, Exec, KubeConfig, type V1Pod, type V1Status } from '@kubernetes/client-node';
 import { LayoutStore, RegistryStore, copyImage, parseManifest, type ImageManifest } from '@sandflow/images';
 import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
 import { findBwrap } from '@sandflow/embedded/runner';
@@ -105,6 +106,7 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
   let kubeLite: KubeLite | undefined;
   let kubeDb: ReturnType<typeof createDatabase> | undefined;
   let core: CoreV1Api;
+  let kc: KubeConfig;
   let built: Built;
   let baseLayer: string;
   let url = '';
@@ -174,7 +176,7 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
     const dataDir = path.join(tmp, 'kube');
     kubeDb = createDatabase({ pgliteDir: path.join(tmp, 'pglite') });
     kubeLite = await startKubeLite({ db: kubeDb, dataDir, kubelet: { dataDir } });
-    const kc = new KubeConfig();
+    kc = new KubeConfig();
     kc.loadFromFile(kubeLite.kubeconfigPath!);
     await installCrds(kc, readCrds(path.join(ROOT, 'crds')));
     core = kc.makeApiClient(CoreV1Api);
@@ -273,6 +275,49 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
       Cmd: ['node', '--import', 'tsx', 'embedded/src/cluster/api.ts'],
     });
     expect(config.config.Env).toContain('NODE_ENV=production');
+  });
+
+  it("runs as user 1000 in /app on Debian's Node and loads the prebuilt native modules", async () => {
+    // Through pods/exec, in the running container: what the image carries, not the host.
+    const script = [
+      "const pty = require('/app/node_modules/@lydell/node-pty');",
+      "const argon2 = require('/app/node_modules/argon2');",
+      'console.log(JSON.stringify({ node: process.version, uid: process.getuid(), cwd: process.cwd(),',
+      '  pty: typeof pty.spawn, argon2: typeof argon2.hash }));',
+    ].join('\n');
+    let out = '';
+    let err = '';
+    let status: V1Status | undefined;
+    const sink = (add: (s: string) => void) =>
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          add(chunk.toString());
+          done();
+        },
+      });
+    const ws = await new Exec(kc).exec(
+      ns,
+      POD,
+      'api',
+      ['node', '-e', script],
+      sink((s) => (out += s)),
+      sink((s) => (err += s)),
+      null,
+      false,
+      (s) => (status = s),
+    );
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('exec did not end in 50 s')), 50_000);
+      ws.on('close', () => (clearTimeout(timer), resolve()));
+    });
+    expect(status?.status, err).toBe('Success');
+    expect(JSON.parse(out)).toEqual({
+      node: expect.stringMatching(/^v20\.(19|[2-9]\d)\./),
+      uid: 1000,
+      cwd: '/app',
+      pty: 'function',
+      argon2: 'function',
+    });
   });
 
   it('answers /readyz and /healthz', async () => {
