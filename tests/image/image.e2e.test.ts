@@ -40,19 +40,19 @@ const pgVersions = fs.existsSync(PG_ROOT)
 const pgBin = pgVersions.length ? path.join(PG_ROOT, pgVersions.at(-1)!, 'bin') : '';
 
 /** Why hack/images/debian-node.ts cannot build its base here, or nothing. */
-function debianMissing(): string | undefined {
+async function debianMissing(): Promise<string | undefined> {
   if (spawnSync('mmdebstrap', ['--version'], { stdio: 'ignore' }).status !== 0)
     return 'mmdebstrap (apt-get install mmdebstrap)';
-  const probe = spawnSync(
-    'curl',
-    ['-sfI', '--max-time', '10', 'http://deb.debian.org/debian/dists/trixie/Release'],
-    { stdio: 'ignore' },
+  const release = 'http://deb.debian.org/debian/dists/trixie/Release';
+  const reached = await fetch(release, { method: 'HEAD', signal: AbortSignal.timeout(10_000) }).then(
+    (r) => r.ok,
+    () => false,
   );
-  return probe.status === 0 ? undefined : "Debian's mirror (deb.debian.org, trixie) out of reach";
+  return reached ? undefined : `Debian's mirror out of reach (${release})`;
 }
 
 const missing = [
-  debianMissing(),
+  await debianMissing(),
   registryMissing(),
   !findBwrap() && 'bwrap (apt-get install bubblewrap)',
   !pgBin && `PostgreSQL (no ${PG_ROOT}/*/bin/pg_ctl: apt-get install postgresql)`,
@@ -91,9 +91,8 @@ interface Built {
 }
 
 describe.skipIf(missing.length > 0)('the daemonless image, built and started', () => {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-image-e2e-'));
-  // Its own folder, not under `tmp` (mode 0700, root's): the postgres user must reach it.
-  const pgData = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-image-e2e-pg-'));
+  let tmp = '';
+  let pgData = '';
   const asRoot = process.getuid?.() === 0;
   const asPostgres = (command: string[]) =>
     asRoot
@@ -115,6 +114,9 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
     core.readNamespacedPodLog({ name: POD, namespace: ns, container: 'api' }).catch((e: Error) => e.message);
 
   beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-image-e2e-'));
+    // Its own folder, not under `tmp` (mode 0700, root's): the postgres user must reach it.
+    pgData = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-image-e2e-pg-'));
     // The base: Debian trixie + Node (cached under .cache/images after the first build).
     const made = await sh(process.execPath, ['--import', 'tsx', 'hack/images/debian-node.ts'], {
       cwd: ROOT,
@@ -253,8 +255,7 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
         () => undefined,
       );
     await registry?.stop();
-    fs.rmSync(tmp, { recursive: true, force: true });
-    fs.rmSync(pgData, { recursive: true, force: true });
+    for (const dir of [tmp, pgData]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }, 600_000);
 
   it('is the app appended as one layer onto the Debian Node base, non-root, with the API command', async () => {
