@@ -198,6 +198,7 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
             command: ['node', '--import', 'tsx', 'embedded/src/cluster/api.ts'],
             env: Object.entries({
               SANDFLOW_PORT: String(port),
+              SANDFLOW_HOST: '127.0.0.1', // the Pod shares the host's network here
               SANDFLOW_PUBLIC_URL: url,
               SANDFLOW_SECURE_COOKIES: 'false',
               SANDFLOW_MAIL_FROM: 'sandflow@example.com',

@@ -46,6 +46,10 @@ const envSchema = z.object({
     .string({ error: 'required: the key that signs sessions, the same for every replica' })
     .min(32, 'must be at least 32 characters'),
   SANDFLOW_PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  // Every interface in a Pod (the Service reaches it there); tests on the host's network say 127.0.0.1.
+  SANDFLOW_HOST: z
+    .union([z.ipv4(), z.ipv6()], { error: 'must be an IP address to listen on' })
+    .default('0.0.0.0'),
   SANDFLOW_CONSOLE_DIR: z.string().min(1).optional(),
   SANDFLOW_DATA_DIR: z.string().min(1).default('/tmp/sandflow'),
   SANDFLOW_ARGO_SERVER: z.string().url().optional(),
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
   const realtime = attachRealtime(server, deps);
   const terminal = attachTerminal(server, deps);
   // All interfaces: the kubelet's probes and the Service reach the Pod on its own address.
-  await new Promise<void>((resolve) => server.listen(env.SANDFLOW_PORT, '0.0.0.0', resolve));
+  await new Promise<void>((resolve) => server.listen(env.SANDFLOW_PORT, env.SANDFLOW_HOST, resolve));
   log.info({ port: env.SANDFLOW_PORT, server: kc.getCurrentCluster()?.server }, 'sandflow api serving');
 
   let stopping = false;

@@ -90,6 +90,11 @@ describe('cluster-mode API entrypoint: configuration errors', () => {
       message: /SANDFLOW_JWT_SECRET: required: the key that signs sessions/,
     },
     {
+      case: 'listen address not an IP address',
+      env: { DATABASE_URL: 'postgres://db/sandflow', SANDFLOW_JWT_SECRET: JWT, SANDFLOW_HOST: 'everywhere' },
+      message: /SANDFLOW_HOST: must be an IP address to listen on/,
+    },
+    {
       case: 'builder switch not a boolean',
       env: {
         DATABASE_URL: 'postgres://db/sandflow',
@@ -203,6 +208,7 @@ describe('cluster-mode entrypoints against kube-lite', () => {
         DATABASE_URL: url,
         SANDFLOW_JWT_SECRET: JWT,
         SANDFLOW_PORT: String(port),
+        SANDFLOW_HOST: '127.0.0.1',
         SANDFLOW_PUBLIC_URL: `http://127.0.0.1:${port}`,
         SANDFLOW_DATA_DIR: path.join(dir, 'api'),
         SANDFLOW_ADMIN_EMAIL: 'admin@example.com',
