@@ -18,7 +18,13 @@ COPY api/package.json api/
 COPY console/package.json console/
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build -w console && npm prune --omit=dev --no-audit --no-fund
+# Production dependencies of the root and the runtime workspaces only, as hack/image/stage.ts
+# installs them: the console's (React, MUI) are built into console/dist and not needed at run time.
+RUN npm run build -w console \
+  && rm -rf node_modules */node_modules \
+  && npm ci --omit=dev --no-audit --no-fund --include-workspace-root \
+     --workspace=kube --workspace=images --workspace=crds --workspace=embedded \
+     --workspace=operator --workspace=api
 
 # --- runtime: non-root, files owned by root (readable, not writable, by the app) ---------------
 FROM node:20-slim

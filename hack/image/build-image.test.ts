@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_DIR, APP_USER, buildAppImage } from './build-image.js';
 import { DEFAULT_CMD } from './build.js';
+import { RUNTIME_WORKSPACES } from './stage.js';
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -112,5 +113,17 @@ describe('hack/image: the daemonless app image', () => {
       }),
     ).rejects.toThrow(/must hold only app\/, found secret\.txt/);
     await expect(store.getManifest('sandflow/sandflow', 'stray')).rejects.toThrow();
+  });
+});
+
+describe('the Dockerfile and the daemonless stage agree', () => {
+  const dockerfile = fs.readFileSync(path.resolve(import.meta.dirname, '../../Dockerfile'), 'utf8');
+  it.each(RUNTIME_WORKSPACES)('the Dockerfile installs the production dependencies of %s', (workspace) => {
+    expect(dockerfile).toContain(`--workspace=${workspace}`);
+    expect(dockerfile).toContain(`COPY --from=build /src/${workspace} ${workspace}`);
+  });
+  it('and no other workspace', () => {
+    const named = [...dockerfile.matchAll(/--workspace=(\S+)/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual([...RUNTIME_WORKSPACES].sort());
   });
 });
