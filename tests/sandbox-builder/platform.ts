@@ -21,9 +21,11 @@ import {
   BwrapBuilder,
   createTestDatabase as createKubeDatabase,
   installCrds,
+  openTerminalSocket,
   readCrds,
   reapBuilders,
   startKubeLite,
+  type TerminalSocket,
 } from '@sandflow/embedded/testing';
 import { CRD_DIR } from '@sandflow/crds';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -166,41 +168,11 @@ export async function startPlatform(
   };
 }
 
-export interface Terminal {
-  socket: WebSocket;
-  output(): string;
-  /** Waits (bounded) until the output matches. */
-  waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
-  run(line: string): void;
-  closed: Promise<void>;
-}
+export type Terminal = TerminalSocket;
 
 /** The page's side of the terminal socket (xterm's attach protocol: raw text both ways). */
-export async function openTerminal(base: string, container: string, token: string): Promise<Terminal> {
-  const socket = new WebSocket(`ws://${base}/log/${container}`, {
-    headers: { cookie: `sf_access=${encodeURIComponent(token)}` },
-  });
-  let out = '';
-  socket.on('message', (data) => (out += data.toString()));
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('unexpected-response', (_req, res) =>
-      reject(new Error(`terminal refused: HTTP ${res.statusCode}`)),
-    );
-    socket.once('error', reject);
-  });
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 600; i++) {
-      const m = out.match(pattern);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${out}`);
-  };
-  await waitFor(/[$#] /);
-  return { socket, output: () => out, waitFor, run: (line) => socket.send(`${line}\r`), closed };
-}
+export const openTerminal = (base: string, container: string, token: string): Promise<Terminal> =>
+  openTerminalSocket(base, container, token);
 
 /** The status of a refused terminal upgrade. */
 export async function terminalRefusal(base: string, container: string, token: string): Promise<number> {

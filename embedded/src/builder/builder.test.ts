@@ -20,6 +20,7 @@ import {
 import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBwrap } from '../bwrap/sandbox.js';
+import { terminalOutput } from '../testing/terminal-output.js';
 import { BwrapBuilder, reapBuilders } from './index.js';
 
 const missing = [
@@ -58,18 +59,10 @@ interface Term {
 
 async function openTerm(id: string, size = { cols: 80, rows: 24 }): Promise<Term> {
   const shell = await builder.shell(id, size);
-  let out = '';
-  shell.onData((d) => (out += d));
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 400; i++) {
-      const m = out.match(pattern);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${out}`);
-  };
+  const { append, output, waitFor } = terminalOutput(400);
+  shell.onData(append);
   await waitFor(/[$#] /);
-  return { shell, output: () => out, waitFor, run: (line) => shell.write(`${line}\r`) };
+  return { shell, output, waitFor, run: (line) => shell.write(`${line}\r`) };
 }
 
 const rootOf = (id: string) => path.join(dataDir, 'builders', id, 'rootfs');

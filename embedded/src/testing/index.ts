@@ -7,3 +7,9 @@ export { startKubeLite, type KubeLite, type KubeletOptions } from '../kube-lite/
 export { startTestCluster } from '../runner/testing.js';
 export { ROOT, listRuns, logger, startEnv, until, type Env } from './platform.js';
 export { chain, createRun, patchRun } from './run-fixtures.js';
+export {
+  openTerminalSocket,
+  terminalOutput,
+  type TerminalOutput,
+  type TerminalSocket,
+} from './terminal-output.js';

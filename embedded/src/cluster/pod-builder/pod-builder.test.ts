@@ -22,6 +22,7 @@ import type { TestRegistry } from '@sandflow/images/testing';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeletMissing, setUp, type Fixture, type Node } from '../../kube-lite/kubelet/test-fixture.js';
+import { terminalOutput } from '../../testing/terminal-output.js';
 import { PodBuilder } from './pod-builder.js';
 
 const missing = kubeletMissing;
@@ -60,16 +61,8 @@ interface Term {
 
 async function openTerm(id: string, size = { cols: 80, rows: 24 }): Promise<Term> {
   const shell = await builder.shell(id, size);
-  let out = '';
-  shell.onData((d) => (out += d));
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 600; i++) {
-      const m = out.match(pattern);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${out}`);
-  };
+  const { append, waitFor } = terminalOutput();
+  shell.onData(append);
   await waitFor(/[$#] /);
   return { shell, waitFor, run: (line) => shell.write(`${line}\r`) };
 }

@@ -34,13 +34,13 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { findBwrap } from '../../bwrap/sandbox.js';
 import { installCrds, readCrds } from '../../crd-install.js';
 import { createDatabase } from '../../db/database.js';
 import { startKubeLite, type KubeLite } from '../../kube-lite/index.js';
 import type { PodBuilder } from './pod-builder.js';
 import { podBuilderFor } from './wiring.js';
+import { openTerminalSocket } from '../../testing/terminal-output.js';
 
 const missing = [
   !findBwrap() && 'bwrap (apt-get install bubblewrap)',
@@ -69,30 +69,7 @@ const token = (user: { id: string }, org: { id: string }) =>
   servicesFor(deps).tokens.signAccessToken({ userId: user.id, organizationId: org.id });
 
 /** The page's side of the terminal socket (raw text both ways). */
-async function openTerminal(container: string, access: string) {
-  const socket = new WebSocket(`ws://${base}/log/${container}`, {
-    headers: { cookie: `sf_access=${encodeURIComponent(access)}` },
-  });
-  let out = '';
-  socket.on('message', (data: Buffer) => (out += data.toString()));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('unexpected-response', (_req, res) =>
-      reject(new Error(`terminal refused: HTTP ${res.statusCode}`)),
-    );
-    socket.once('error', reject);
-  });
-  const waitFor = async (pattern: RegExp) => {
-    for (let i = 0; i < 800; i++) {
-      const m = out.match(pattern);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${out}`);
-  };
-  await waitFor(/[$#] /);
-  return { socket, waitFor, run: (line: string) => socket.send(`${line}\r`) };
-}
+const openTerminal = (container: string, access: string) => openTerminalSocket(base, container, access, 800);
 
 describe.skipIf(missing.length > 0)('builder routes with the cluster-mode builder', () => {
   beforeAll(async () => {
