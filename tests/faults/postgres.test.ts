@@ -3,34 +3,19 @@
 // (-m immediate) and started again on the same data and port. While it is down, requests fail
 // cleanly — a 5xx or 503 with the {result, status, error} envelope, no crash, no hang — and once it
 // is back they succeed again without restarting the platform.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_BIN, asPostgres } from '../support/postgres.js';
 import { boot, killHard, until, type Started } from './support.js';
 
-const sh = promisify(execFile);
-const ROOT = '/usr/lib/postgresql';
-const versions = fs.existsSync(ROOT)
-  ? fs
-      .readdirSync(ROOT)
-      .filter((v) => fs.existsSync(path.join(ROOT, v, 'bin', 'pg_ctl')))
-      .sort((a, b) => Number(a) - Number(b))
-  : [];
-const bin = versions.length ? path.join(ROOT, versions.at(-1)!, 'bin') : '';
+const bin = POSTGRES_BIN;
 
 const pgData = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-faults-pg-'));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-faults-pgdata-'));
-const asRoot = process.getuid?.() === 0;
-const asPostgres = (command: string[]) =>
-  asRoot
-    ? sh('su', ['postgres', '-s', '/bin/sh', '-c', command.map((a) => `'${a}'`).join(' ')], {
-        timeout: 120_000,
-      })
-    : sh(command[0]!, command.slice(1), { timeout: 120_000 });
 let port = 0;
 const pgStart = () =>
   asPostgres([
@@ -50,7 +35,7 @@ let s: Started | undefined;
 
 beforeAll(async () => {
   if (!bin) return;
-  if (asRoot) execFileSync('chown', ['postgres', pgData]);
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres', pgData]);
   port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const { port: p } = probe.address() as AddressInfo;

@@ -27,17 +27,11 @@ import {
   type KubeLite,
 } from '@sandflow/embedded/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES_BIN, POSTGRES_ROOT, asPostgres } from '../support/postgres.js';
 
 const sh = promisify(execFile);
 
-const PG_ROOT = '/usr/lib/postgresql';
-const pgVersions = fs.existsSync(PG_ROOT)
-  ? fs
-      .readdirSync(PG_ROOT)
-      .filter((v) => fs.existsSync(path.join(PG_ROOT, v, 'bin', 'pg_ctl')))
-      .sort((a, b) => Number(a) - Number(b))
-  : [];
-const pgBin = pgVersions.length ? path.join(PG_ROOT, pgVersions.at(-1)!, 'bin') : '';
+const pgBin = POSTGRES_BIN;
 
 /** Why hack/images/debian-node.ts cannot build its base here, or nothing. */
 async function debianMissing(): Promise<string | undefined> {
@@ -55,7 +49,7 @@ const missing = [
   await debianMissing(),
   registryMissing(),
   !findBwrap() && 'bwrap (apt-get install bubblewrap)',
-  !pgBin && `PostgreSQL (no ${PG_ROOT}/*/bin/pg_ctl: apt-get install postgresql)`,
+  !pgBin && `PostgreSQL (no ${POSTGRES_ROOT}/*/bin/pg_ctl: apt-get install postgresql)`,
 ].filter(Boolean) as string[];
 if (missing.length > 0) console.warn(`image e2e skipped: ${missing.join('; ')}`);
 
@@ -94,12 +88,6 @@ describe.skipIf(missing.length > 0)('the daemonless image, built and started', (
   let tmp = '';
   let pgData = '';
   const asRoot = process.getuid?.() === 0;
-  const asPostgres = (command: string[]) =>
-    asRoot
-      ? sh('su', ['postgres', '-s', '/bin/sh', '-c', command.map((a) => `'${a}'`).join(' ')], {
-          timeout: 120_000,
-        })
-      : sh(command[0]!, command.slice(1), { timeout: 120_000 });
   let pgStarted = false;
   let registry: TestRegistry;
   let kubeLite: KubeLite | undefined;
