@@ -1,20 +1,8 @@
-import {
-  Alert,
-  Box,
-  CircularProgress,
-  List,
-  ListItemButton,
-  ListItemText,
-  Paper,
-  Tab,
-  Tabs,
-  Typography,
-  useMediaQuery,
-} from '@mui/material';
+import { Alert, Box, CircularProgress } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useMe } from '../../api/queries';
-import { MOBILE_QUERY } from '../../app/theme';
+import { SettingsLayout } from '../settings/SettingsLayout';
 import { PreferencesSection } from './PreferencesSection';
 import { ProfileSection } from './ProfileSection';
 import { SecuritySection } from './SecuritySection';
@@ -62,54 +50,16 @@ export function ProfileLayout({
   children: React.ReactNode;
 }) {
   const { t } = useTranslation('profile');
-  const mobile = useMediaQuery(MOBILE_QUERY);
-  const title = (
-    <Typography variant="h6" component="h1" sx={{ px: mobile ? 0 : 2, pt: mobile ? 0 : 2, pb: 1 }}>
-      {t('usersSettings')}
-    </Typography>
-  );
-  if (mobile)
-    return (
-      <Box sx={{ p: 1.5 }}>
-        {title}
-        <Tabs
-          value={tab}
-          onChange={(_e, value: ProfileTab) => onSelect(value)}
-          variant="fullWidth"
-          sx={{ mb: 2, borderBottom: 1, borderColor: 'divider' }}
-        >
-          {PROFILE_TABS.map((name) => (
-            <Tab key={name} value={name} label={t(`tabs.${name}`)} />
-          ))}
-        </Tabs>
-        {children}
-      </Box>
-    );
   return (
-    <Box sx={{ p: 3, display: 'flex', gap: 3, alignItems: 'flex-start', maxWidth: 1100, mx: 'auto' }}>
-      <Paper
-        variant="outlined"
-        component="nav"
-        sx={{ width: 240, flexShrink: 0 }}
-        aria-label={t('usersSettings')}
-      >
-        {title}
-        <List sx={{ pt: 0 }}>
-          {PROFILE_TABS.map((name) => (
-            <ListItemButton
-              key={name}
-              selected={tab === name}
-              onClick={() => onSelect(name)}
-              aria-current={tab === name ? 'page' : undefined}
-            >
-              <ListItemText primary={t(`tabs.${name}`)} />
-            </ListItemButton>
-          ))}
-        </List>
-      </Paper>
-      <Box sx={{ flex: 1, minWidth: 0 }} component="section" aria-label={t(`tabs.${tab}`)}>
-        {children}
-      </Box>
-    </Box>
+    <SettingsLayout
+      title={t('usersSettings')}
+      sections={PROFILE_TABS.map((name) => ({ id: name, label: t(`tabs.${name}`) }))}
+      selected={tab}
+      onSelect={(id) => onSelect(id as ProfileTab)}
+      maxWidth={1100}
+      tabs="fullWidth"
+    >
+      {children}
+    </SettingsLayout>
   );
 }
