@@ -12,13 +12,25 @@ export interface PagedTableFooterProps {
   onSize: (size: number) => void;
   /** The rows-per-page label; MUI's own (English) where none is given. */
   label?: string;
+  /** The 'from–to of count' text; MUI's own (English) where none is given. */
+  displayed?: (rows: { from: number; to: number; count: number }) => string;
 }
 
 /**
  * A table's paging footer: the rows shown of all, the page size among `sizes`, previous and
- * next. The settings tables (spec 3 §9: 10/20/50), the billing page and the run's files share it.
+ * next. The settings tables (spec 3 §9: 10/20/50), the billing page, the run's files and the
+ * sandbox, workflow and session lists share it.
  */
-export function PagedTableFooter({ count, page, size, sizes, onPage, onSize, label }: PagedTableFooterProps) {
+export function PagedTableFooter({
+  count,
+  page,
+  size,
+  sizes,
+  onPage,
+  onSize,
+  label,
+  displayed,
+}: PagedTableFooterProps) {
   return (
     <TablePagination
       component="div"
@@ -27,6 +39,7 @@ export function PagedTableFooter({ count, page, size, sizes, onPage, onSize, lab
       rowsPerPage={size}
       rowsPerPageOptions={[...sizes]}
       {...(label !== undefined && { labelRowsPerPage: label })}
+      {...(displayed !== undefined && { labelDisplayedRows: displayed })}
       onPageChange={(_e, next) => onPage(next)}
       onRowsPerPageChange={(e) => onSize(Number(e.target.value))}
     />

@@ -1,22 +1,7 @@
-import {
-  Alert,
-  Box,
-  Button,
-  Checkbox,
-  LinearProgress,
-  Paper,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TablePagination,
-  TableRow,
-  TableSortLabel,
-  Typography,
-} from '@mui/material';
+import { TableCell } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { Link as RouterLink } from 'react-router';
+import { ListEmpty, ListLoadError, ListTable, SelectAllCell } from '../../components/ListTable';
+import { SortableHeaderCell } from '../../components/PagedTable';
 import { PAGE_SIZES } from './rules';
 import { SandboxRow, type RowActions } from './SandboxRow';
 import type { Sandbox, SandboxListQuery, SortColumn } from './types';
@@ -48,85 +33,73 @@ export function SandboxTable(props: SandboxTableProps) {
   const { rows, query, selected, compact } = props;
   if (props.error && !rows)
     return (
-      <Alert severity="error" action={<Button onClick={props.onRetry}>{t('retry')}</Button>}>
-        {t('loadError')} {props.error}
-      </Alert>
+      <ListLoadError
+        message={`${t('loadError')} ${props.error}`}
+        retry={t('retry')}
+        onRetry={props.onRetry}
+      />
     );
   if (rows && rows.length === 0 && !props.loading)
     return (
-      <Paper variant="outlined" sx={{ p: 4, textAlign: 'center' }} data-testid="empty">
-        <Typography color="text.secondary" gutterBottom>
-          {t(props.filtered ? 'emptyFiltered' : 'empty')}
-        </Typography>
-        <Button variant="contained" component={RouterLink} to="/sandbox/create">
-          {t('createNew')}
-        </Button>
-      </Paper>
+      <ListEmpty
+        text={t(props.filtered ? 'emptyFiltered' : 'empty')}
+        create={{ label: t('createNew'), to: '/sandbox/create' }}
+      />
     );
   const owned = (rows ?? []).filter((s) => s.user_access.owner).map((s) => s.uuid);
-  const allOwnedSelected = owned.length > 0 && owned.every((id) => selected.includes(id));
   const sortable = compact ? COMPACT_SORTABLE : SORTABLE;
 
   return (
-    <Paper variant="outlined">
-      {props.loading && <LinearProgress aria-label={t('loading', { ns: 'common' })} />}
-      <TableContainer>
-        <Table size="small" aria-label={t('listTitle')}>
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox">
-                <Checkbox
-                  disabled={owned.length === 0}
-                  checked={allOwnedSelected}
-                  indeterminate={!allOwnedSelected && owned.some((id) => selected.includes(id))}
-                  onChange={() => props.onSelectAll(allOwnedSelected ? [] : owned)}
-                  slotProps={{ input: { 'aria-label': t('selectAll') } }}
-                />
-              </TableCell>
-              <TableCell padding="checkbox" />
-              {sortable.map((column) => (
-                <TableCell key={column} sortDirection={query.sort === column ? query.order : false}>
-                  <TableSortLabel
-                    active={query.sort === column}
-                    direction={query.sort === column ? query.order : 'asc'}
-                    onClick={() => props.onSort(column)}
-                  >
-                    {t(`columns.${column}`)}
-                  </TableSortLabel>
-                </TableCell>
-              ))}
-              {!compact && <TableCell>{t('columns.tags')}</TableCell>}
-              <TableCell align="right">{t('columns.actions')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {(rows ?? []).map((sandbox) => (
-              <SandboxRow
-                key={sandbox.uuid}
-                sandbox={sandbox}
-                selected={selected.includes(sandbox.uuid)}
-                compact={compact}
-                tagColors={props.tagColors}
-                actions={props.actions}
-              />
-            ))}
-          </TableBody>
-        </Table>
-      </TableContainer>
-      {!rows && <Box sx={{ height: 120 }} />}
-      {rows && (
-        <TablePagination
-          component="div"
-          count={props.total}
-          page={query.page}
-          rowsPerPage={query.size}
-          rowsPerPageOptions={[...PAGE_SIZES]}
-          labelRowsPerPage={t('rowsPerPage')}
-          labelDisplayedRows={({ from, to, count }) => t('displayedRows', { from, to, count })}
-          onPageChange={(_e, page) => props.onPage(page)}
-          onRowsPerPageChange={(e) => props.onSize(Number(e.target.value))}
+    <ListTable
+      label={t('listTitle')}
+      loading={props.loading}
+      loadingLabel={t('loading', { ns: 'common' })}
+      head={
+        <>
+          <SelectAllCell
+            ids={owned}
+            selected={selected}
+            label={t('selectAll')}
+            onSelect={props.onSelectAll}
+          />
+          <TableCell padding="checkbox" />
+          {sortable.map((column) => (
+            <SortableHeaderCell
+              key={column}
+              active={query.sort === column}
+              direction={query.order}
+              onSort={() => props.onSort(column)}
+            >
+              {t(`columns.${column}`)}
+            </SortableHeaderCell>
+          ))}
+          {!compact && <TableCell>{t('columns.tags')}</TableCell>}
+          <TableCell align="right">{t('columns.actions')}</TableCell>
+        </>
+      }
+      footer={
+        rows && {
+          count: props.total,
+          page: query.page,
+          size: query.size,
+          sizes: PAGE_SIZES,
+          label: t('rowsPerPage'),
+          displayed: ({ from, to, count }) => t('displayedRows', { from, to, count }),
+          onPage: props.onPage,
+          onSize: props.onSize,
+        }
+      }
+    >
+      {(rows ?? []).map((sandbox) => (
+        <SandboxRow
+          key={sandbox.uuid}
+          sandbox={sandbox}
+          selected={selected.includes(sandbox.uuid)}
+          compact={compact}
+          tagColors={props.tagColors}
+          actions={props.actions}
         />
-      )}
-    </Paper>
+      ))}
+    </ListTable>
   );
 }

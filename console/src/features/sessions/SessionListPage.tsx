@@ -4,12 +4,13 @@ import { useTranslation } from 'react-i18next';
 import { MOBILE_QUERY } from '../../app/theme';
 import { ConfirmDeleteDialog } from '../../components/ConfirmDialogs';
 import { START_LOCK_MS } from '../runs/status';
+import { sortRows, useSort, type Sort } from '../settings/common/table';
 import { toastSessionFailure, toastSessionSuccess } from './outcomes';
 import { matches, parseQuery } from './query';
 import { useCloneSession, useDeleteSessions, useSessions, useStartNow } from './queries';
 import { RunsModal } from './RunsModal';
 import { SessionFilters, type Toggles } from './SessionFilters';
-import { SessionTable, type Sort, type SortKey } from './SessionTable';
+import { SessionTable, type SortKey } from './SessionTable';
 import type { SessionItem } from './types';
 import { useTimedLock } from './useTimedLock';
 
@@ -22,11 +23,8 @@ const SORT_VALUE: Record<SortKey, (s: SessionItem) => string> = {
   creationDate: (s) => s.creation_time,
 };
 
-export function sortSessions(rows: readonly SessionItem[], sort: Sort): SessionItem[] {
-  const value = SORT_VALUE[sort.key];
-  const sign = sort.order === 'asc' ? 1 : -1;
-  return [...rows].sort((a, b) => sign * value(a).localeCompare(value(b)));
-}
+export const sortSessions = (rows: readonly SessionItem[], sort: Sort<SortKey>): SessionItem[] =>
+  sortRows(rows, SORT_VALUE[sort.column], sort.direction);
 
 /** /session/list (spec 2 §2 'Session list'). */
 export default function SessionListPage() {
@@ -35,7 +33,7 @@ export default function SessionListPage() {
   const list = useSessions();
   const [search, setSearch] = useState('');
   const [toggles, setToggles] = useState<Toggles>({ running: false, active: false });
-  const [sort, setSort] = useState<Sort>({ key: 'creationDate', order: 'desc' });
+  const { sort, headerOf } = useSort<SortKey>('creationDate', 'desc');
   const [page, setPage] = useState(0);
   const [size, setSize] = useState(30);
   const [selected, setSelected] = useState<string[]>([]);
@@ -120,7 +118,7 @@ export default function SessionListPage() {
         filtered={Boolean(search.trim() || toggles.running || toggles.active)}
         loading={list.isFetching}
         error={list.isError ? list.error.message : undefined}
-        sort={sort}
+        sortHeader={headerOf}
         selected={selected}
         starting={starting}
         isStartLocked={startLock.isLocked}
@@ -131,9 +129,6 @@ export default function SessionListPage() {
               ? [...new Set([...selected, ...ids])]
               : selected.filter((id) => !rows.some((r) => r.uuid === id)),
           )
-        }
-        onSort={(key) =>
-          setSort((s) => ({ key, order: s.key === key && s.order === 'asc' ? 'desc' : 'asc' }))
         }
         onPage={setPage}
         onSize={(next) => {

@@ -1,31 +1,11 @@
-import {
-  Alert,
-  Box,
-  Button,
-  Checkbox,
-  CircularProgress,
-  LinearProgress,
-  Paper,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TablePagination,
-  TableRow,
-  TableSortLabel,
-  Typography,
-} from '@mui/material';
+import { TableCell } from '@mui/material';
 import { useTranslation } from 'react-i18next';
-import { Link as RouterLink } from 'react-router';
+import { ListEmpty, ListLoadError, ListLoading, ListTable, SelectAllCell } from '../../components/ListTable';
+import { SortableHeaderCell } from '../../components/PagedTable';
 import { SessionRow, type SessionRowActions } from './SessionRow';
 import type { SessionItem } from './types';
 
 export type SortKey = 'name' | 'workflow' | 'creationDate';
-export interface Sort {
-  key: SortKey;
-  order: 'asc' | 'desc';
-}
 export const PAGE_SIZES = [15, 30, 50] as const;
 
 const SORTABLE: { key: SortKey; label: string }[] = [
@@ -43,104 +23,81 @@ export function SessionTable(props: {
   filtered: boolean;
   loading: boolean;
   error?: string;
-  sort: Sort;
+  /** The props of a column's sortable header (useSort's headerOf). */
+  sortHeader: (key: SortKey) => { active: boolean; direction: 'asc' | 'desc'; onSort: () => void };
   selected: string[];
   starting: string | null;
   isStartLocked: (uuid: string) => boolean;
   compact: boolean;
   actions: SessionRowActions;
   onSelectPage: (ids: string[]) => void;
-  onSort: (key: SortKey) => void;
   onPage: (page: number) => void;
   onSize: (size: number) => void;
   onRetry: () => void;
 }) {
   const { t } = useTranslation('sessions');
-  const { rows, page, sort, selected, compact } = props;
+  const { rows, page, selected, compact } = props;
   if (props.error && !rows)
     return (
-      <Alert severity="error" action={<Button onClick={props.onRetry}>{t('retry')}</Button>}>
-        {t('loadFailed')}: {props.error}
-      </Alert>
+      <ListLoadError
+        message={`${t('loadFailed')}: ${props.error}`}
+        retry={t('retry')}
+        onRetry={props.onRetry}
+      />
     );
-  if (!rows)
-    return (
-      <Box sx={{ display: 'grid', placeItems: 'center', p: 6 }}>
-        <CircularProgress aria-label={t('loading')} />
-      </Box>
-    );
+  if (!rows) return <ListLoading label={t('loading')} />;
   if (page.length === 0)
     return (
-      <Paper variant="outlined" sx={{ p: 4, textAlign: 'center' }} data-testid="empty">
-        <Typography color="text.secondary" gutterBottom>
-          {t(props.filtered ? 'filteredEmpty' : 'noSession')}
-        </Typography>
-        {!props.filtered && (
-          <Button variant="contained" component={RouterLink} to="/session/create">
-            {t('createNew')}
-          </Button>
-        )}
-      </Paper>
+      <ListEmpty
+        text={t(props.filtered ? 'filteredEmpty' : 'noSession')}
+        {...(!props.filtered && { create: { label: t('createNew'), to: '/session/create' } })}
+      />
     );
-  const ids = page.map((s) => s.uuid);
-  const all = ids.every((id) => selected.includes(id));
   const label = (key: SortKey, text: string) => (
-    <TableCell key={key} sortDirection={sort.key === key ? sort.order : false}>
-      <TableSortLabel
-        active={sort.key === key}
-        direction={sort.key === key ? sort.order : 'asc'}
-        onClick={() => props.onSort(key)}
-      >
-        {text}
-      </TableSortLabel>
-    </TableCell>
+    <SortableHeaderCell key={key} {...props.sortHeader(key)}>
+      {text}
+    </SortableHeaderCell>
   );
   return (
-    <Paper variant="outlined">
-      {props.loading && <LinearProgress aria-label={t('loading')} />}
-      <TableContainer>
-        <Table size="small" aria-label={t('listTitle')}>
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox">
-                <Checkbox
-                  checked={all}
-                  indeterminate={!all && ids.some((id) => selected.includes(id))}
-                  onChange={() => props.onSelectPage(all ? [] : ids)}
-                  slotProps={{ input: { 'aria-label': t('selectAll') } }}
-                />
-              </TableCell>
-              {SORTABLE.map((c) => label(c.key, t(c.label)))}
-              {!compact && <TableCell>{t('columns.schedule')}</TableCell>}
-              {!compact && label('creationDate', t('columns.creationDate'))}
-              <TableCell align="right">{t('columns.actions')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {page.map((session) => (
-              <SessionRow
-                key={session.uuid}
-                session={session}
-                selected={selected.includes(session.uuid)}
-                starting={props.starting === session.uuid}
-                startLocked={props.isStartLocked(session.uuid)}
-                compact={compact}
-                actions={props.actions}
-              />
-            ))}
-          </TableBody>
-        </Table>
-      </TableContainer>
-      <TablePagination
-        component="div"
-        count={props.count}
-        page={props.pageIndex}
-        rowsPerPage={props.size}
-        rowsPerPageOptions={[...PAGE_SIZES]}
-        labelRowsPerPage={t('rowsPerPage')}
-        onPageChange={(_e, p) => props.onPage(p)}
-        onRowsPerPageChange={(e) => props.onSize(Number(e.target.value))}
-      />
-    </Paper>
+    <ListTable
+      label={t('listTitle')}
+      loading={props.loading}
+      loadingLabel={t('loading')}
+      head={
+        <>
+          <SelectAllCell
+            ids={page.map((s) => s.uuid)}
+            selected={selected}
+            label={t('selectAll')}
+            onSelect={props.onSelectPage}
+          />
+          {SORTABLE.map((c) => label(c.key, t(c.label)))}
+          {!compact && <TableCell>{t('columns.schedule')}</TableCell>}
+          {!compact && label('creationDate', t('columns.creationDate'))}
+          <TableCell align="right">{t('columns.actions')}</TableCell>
+        </>
+      }
+      footer={{
+        count: props.count,
+        page: props.pageIndex,
+        size: props.size,
+        sizes: PAGE_SIZES,
+        label: t('rowsPerPage'),
+        onPage: props.onPage,
+        onSize: props.onSize,
+      }}
+    >
+      {page.map((session) => (
+        <SessionRow
+          key={session.uuid}
+          session={session}
+          selected={selected.includes(session.uuid)}
+          starting={props.starting === session.uuid}
+          startLocked={props.isStartLocked(session.uuid)}
+          compact={compact}
+          actions={props.actions}
+        />
+      ))}
+    </ListTable>
   );
 }

@@ -33,11 +33,12 @@ export const nextSort = <C extends string>(sort: Sort<C>, column: C): Sort<C> =>
 });
 
 /**
- * A table's sort, ascending by `column` at first, and `headerOf(column)`: the props of that
- * column's SortableHeaderCell (sorted by it or not, the direction, a click sorts by it).
+ * A table's sort, by `column` in `direction` (ascending unless given) at first, and
+ * `headerOf(column)`: the props of that column's SortableHeaderCell (sorted by it or not, the
+ * direction, a click sorts by it).
  */
-export function useSort<C extends string>(column: C) {
-  const [sort, setSort] = useState<Sort<C>>({ column, direction: 'asc' });
+export function useSort<C extends string>(column: C, direction: SortDirection = 'asc') {
+  const [sort, setSort] = useState<Sort<C>>({ column, direction });
   return {
     sort,
     headerOf: (header: C) => ({
