@@ -19,7 +19,11 @@ const box: CSSProperties = {
   height: NODE_SIZE,
   boxSizing: 'border-box',
   borderRadius: 8,
-  border: '2px solid rgba(255,255,255,0.12)',
+  // Longhands, not the `border` shorthand: the selected box changes only the colour, and React
+  // warns (and may drop the colour) when a rerender removes `borderColor` beside `border`.
+  borderWidth: 2,
+  borderStyle: 'solid',
+  borderColor: 'rgba(255,255,255,0.12)',
   background: '#1e1e1e',
   color: '#fff',
   display: 'flex',
