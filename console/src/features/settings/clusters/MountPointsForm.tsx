@@ -1,7 +1,6 @@
 import AddIcon from '@mui/icons-material/Add';
 import DeleteOutline from '@mui/icons-material/DeleteOutlined';
 import {
-  Alert,
   Box,
   Button,
   FormControlLabel,
@@ -14,8 +13,8 @@ import {
 } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../../api/client';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
+import { refusalOf, SettingsForm } from '../common/SettingsForm';
 import { useSaveMountPoints, type CurrentOrganization } from './queries';
 
 type Saved = Pick<CurrentOrganization, 'base_path' | 'mount_points' | 'safe_mount'>;
@@ -59,7 +58,7 @@ export function MountPointsForm({ organization, saved }: { organization: string;
           toastSuccess(t('mountPoints.saved'));
         },
         onError: (e) => {
-          if (e instanceof ApiError && e.status < 500 && e.message) setError(e.message);
+          setError(refusalOf(e));
           toastFailure(e);
         },
       },
@@ -67,8 +66,14 @@ export function MountPointsForm({ organization, saved }: { organization: string;
   };
 
   return (
-    <Stack spacing={2} sx={{ maxWidth: 640 }} component="form" onSubmit={(e) => e.preventDefault()}>
-      <Typography color="text.secondary">{t('mountPoints.explain')}</Typography>
+    <SettingsForm
+      maxWidth={640}
+      explain={t('mountPoints.explain')}
+      error={error}
+      changed={changed}
+      saving={save.isPending}
+      onSave={submit}
+    >
       <TextField
         size="small"
         label={t('mountPoints.basePath')}
@@ -116,12 +121,6 @@ export function MountPointsForm({ organization, saved }: { organization: string;
           {t('mountPoints.safeMountHint')}
         </Typography>
       </Box>
-      {error && <Alert severity="error">{error}</Alert>}
-      <Box>
-        <Button variant="contained" type="submit" disabled={!changed || save.isPending} onClick={submit}>
-          {t('common:save')}
-        </Button>
-      </Box>
-    </Stack>
+    </SettingsForm>
   );
 }

@@ -1,18 +1,9 @@
-import {
-  Alert,
-  Box,
-  Button,
-  FormControlLabel,
-  Radio,
-  RadioGroup,
-  Stack,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { FormControlLabel, Radio, RadioGroup, TextField } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../../api/client';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
+import { refusalOf, SettingsForm } from '../common/SettingsForm';
 import { useSaveRegistry, type CurrentOrganization, type RegistryBody } from './queries';
 
 type Field = 'url' | 'username' | 'password';
@@ -62,9 +53,9 @@ export function RegistryForm({
           toastSuccess(t('registry.saved'));
         },
         onError: (e) => {
-          const message = e instanceof ApiError ? e.message : '';
-          const field = registryField(message);
-          if (e instanceof ApiError && e.status < 500 && message) setError({ field, message });
+          const field = registryField(e instanceof ApiError ? e.message : '');
+          const message = refusalOf(e);
+          if (message) setError({ field, message });
           if (!field) toastFailure(e);
         },
       },
@@ -73,8 +64,14 @@ export function RegistryForm({
   const fieldError = (field: Field) => (error?.field === field ? error.message : undefined);
 
   return (
-    <Stack spacing={2} sx={{ maxWidth: 560 }} component="form" onSubmit={(e) => e.preventDefault()}>
-      <Typography color="text.secondary">{t('registry.explain')}</Typography>
+    <SettingsForm
+      maxWidth={560}
+      explain={t('registry.explain')}
+      error={error && !error.field ? error.message : null}
+      changed={changed}
+      saving={save.isPending}
+      onSave={submit}
+    >
       <RadioGroup
         aria-label={t('registry.choice')}
         value={custom ? 'private' : 'platform'}
@@ -114,12 +111,6 @@ export function RegistryForm({
           />
         </>
       )}
-      {error && !error.field && <Alert severity="error">{error.message}</Alert>}
-      <Box>
-        <Button variant="contained" type="submit" disabled={!changed || save.isPending} onClick={submit}>
-          {t('common:save')}
-        </Button>
-      </Box>
-    </Stack>
+    </SettingsForm>
   );
 }
