@@ -1,18 +1,24 @@
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
 import { tooMany as tooManyError } from '../errors.js';
+import { DatabaseStore } from './rate-limit-store.js';
 
 const tooMany = () => tooManyError('Too many attempts, retry later');
 
 /**
  * Login and password routes: one budget per client address and one per account (the
  * username or e-mail in the body), so neither a single address nor a botnet aimed at
- * one account gets unlimited guesses. Only failures count against the account.
+ * one account gets unlimited guesses. Only failures count against the account. Both are
+ * counted in the database (`DatabaseStore`), so the budgets hold across API replicas.
  */
-export function credentialLimiters(config: ApiConfig): RequestHandler[] {
-  const { windowMs, perAccount, perAddress } = config.rateLimit;
+export function credentialLimiters(deps: { config: ApiConfig; db: Knex; logger: Logger }): RequestHandler[] {
+  const { windowMs, perAccount, perAddress } = deps.config.rateLimit;
+  const store = (prefix: string) => new DatabaseStore({ db: deps.db, logger: deps.logger, prefix });
   const perAddressLimiter = rateLimit({
+    store: store('credentials:address:'),
     windowMs,
     limit: perAddress,
     standardHeaders: 'draft-8',
@@ -21,6 +27,7 @@ export function credentialLimiters(config: ApiConfig): RequestHandler[] {
     handler: (_req, _res, next) => next(tooMany()),
   });
   const perAccountLimiter = rateLimit({
+    store: store('credentials:account:'),
     windowMs,
     limit: perAccount,
     standardHeaders: false,

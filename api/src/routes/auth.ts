@@ -22,7 +22,7 @@ const invitationResult = z
 
 export function authRoutes(services: Services): RouteDefinition[] {
   const { accounts, tokens, config, members } = services;
-  const limiters = credentialLimiters(config);
+  const limiters = credentialLimiters(services);
   return [
     route({
       method: 'post',
