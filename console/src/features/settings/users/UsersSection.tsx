@@ -3,17 +3,16 @@ import { Alert, Button, Stack } from '@mui/material';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SearchField } from '../common/SearchField';
-import { useMe } from '../../../api/queries';
 import { toastFailure, toastSuccess } from '../../toasts/outcome';
 import { ConfirmDialog } from '../common/ConfirmDialog';
 import { Loaded } from '../common/Loaded';
 import { useCurrentOrganizationId } from '../organization/useCurrentOrganization';
-import { useGroups, useGroupTables, useOrganizations, useRemoveFromGroup } from '../queries';
+import { useGroupTables, useRemoveFromGroup } from '../queries';
 import type { GroupTable, GroupTableUser } from '../types';
 import { GroupMembersTable } from './GroupMembersTable';
-import { InviteDialog } from './InviteDialog';
 import { visibleMembers } from './members';
 import { QuotaDialog } from './QuotaDialog';
+import { useInvitation } from './useInvitation';
 
 /**
  * Users Settings › Users (spec 3 §2.4): one table per group of the current organization (a
@@ -23,18 +22,13 @@ import { QuotaDialog } from './QuotaDialog';
  */
 export default function UsersSection() {
   const { t } = useTranslation('settings');
-  const me = useMe();
   const organization = useCurrentOrganizationId();
   const tables = useGroupTables();
-  const canInvite = me.data?.role === 'admin' || me.data?.role === 'organization_admin';
-  // Only the super admin chooses the organization of an invitation (spec 3 §6), among all of
-  // them, with the groups of whichever is chosen ('' lists every group for the super admin).
-  const superAdmin = me.data?.role === 'admin';
-  const organizations = useOrganizations();
-  const groups = useGroups(superAdmin ? '' : (organization ?? ''));
+  const invitation = useInvitation(organization, { everyGroup: true });
+  const role = invitation.me.data?.role;
+  const canInvite = role === 'admin' || role === 'organization_admin';
   const remove = useRemoveFromGroup();
   const [search, setSearch] = useState('');
-  const [inviting, setInviting] = useState(false);
   const [editing, setEditing] = useState<{ group: GroupTable; member: GroupTableUser } | null>(null);
   const [removing, setRemoving] = useState<{ group: GroupTable; members: GroupTableUser[] } | null>(null);
   if (!organization) return <Alert severity="info">{t('noCurrentOrganization')}</Alert>;
@@ -51,7 +45,7 @@ export default function UsersSection() {
   };
 
   return (
-    <Loaded queries={superAdmin ? [tables, groups, organizations] : [tables, groups]}>
+    <Loaded queries={[tables, ...invitation.queries]}>
       {() => {
         // A group being edited is read from the fresh list, so the maxima follow refreshes.
         const editedGroup = editing && tables.data!.find((g) => g.id === editing.group.id);
@@ -63,7 +57,7 @@ export default function UsersSection() {
                 <Button
                   variant="contained"
                   startIcon={<PersonAddAlt />}
-                  onClick={() => setInviting(true)}
+                  onClick={invitation.open}
                   sx={{ ml: { sm: 'auto !important' } }}
                 >
                   {t('members.add')}
@@ -99,15 +93,7 @@ export default function UsersSection() {
               onClose={() => setRemoving(null)}
               onConfirm={() => void confirmRemove()}
             />
-            {inviting && (
-              <InviteDialog
-                open
-                organization={organization}
-                organizations={superAdmin ? organizations.data : undefined}
-                groups={groups.data!}
-                onClose={() => setInviting(false)}
-              />
-            )}
+            {invitation.dialog()}
           </Stack>
         );
       }}
