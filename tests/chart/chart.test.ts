@@ -62,6 +62,9 @@ type PodSpec = {
   containers: Container[];
   serviceAccountName?: string;
 };
+/** The ci values' SANDFLOW_SECRETS_KEY and, in postgresql-values.yaml, SANDFLOW_SECRETS_KEY_PREVIOUS. */
+const SECRETS_KEY = 'Y2ktb25seS1zZWNyZXRzLWtleS0zMi1ieXRlcy14eXo=';
+const PREVIOUS_KEY = 'Y2ktb25seS1wcmV2aW91cy1rZXktMzItYnl0ZXMteHk=';
 const podSpec = (m: Manifest) => (m.spec as { template: { spec: PodSpec } }).template.spec;
 const replicas = (m: Manifest) => (m.spec as { replicas: number }).replicas;
 
@@ -213,6 +216,69 @@ describe.skipIf(!helm)('charts/sandflow', () => {
     expect(Buffer.from(config.auths['registry.example.com']!.auth, 'base64').toString()).toBe(
       'sandflow:ci-only-registry-password',
     );
+  });
+
+  describe('SANDFLOW_SECRETS_KEY (registry passwords encrypted at rest)', () => {
+    type Env = {
+      name: string;
+      valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+    };
+    const apiEnv = (all: Manifest[]) =>
+      podSpec(find(all, 'Deployment', 'sandflow-api')[0]!).containers[0]!.env! as Env[];
+    const keyRefs = (all: Manifest[]) =>
+      apiEnv(all)
+        .filter((e) => e.name.startsWith('SANDFLOW_SECRETS_KEY'))
+        .map((e) => ({ name: e.name, ref: e.valueFrom?.secretKeyRef }));
+    const stringData = (all: Manifest[]) =>
+      (find(all, 'Secret', 'sandflow-secrets')[0] as unknown as { stringData: Record<string, string> })
+        .stringData;
+    const OPTIONAL_REFS = ['SANDFLOW_SECRETS_KEY', 'SANDFLOW_SECRETS_KEY_PREVIOUS'].map((name) => ({
+      name,
+      ref: { name: 'sandflow-secrets', key: name, optional: true },
+    }));
+
+    it.each([
+      {
+        set: 'default',
+        file: 'default-values.yaml',
+        extra: [] as string[],
+        key: SECRETS_KEY,
+        previous: undefined,
+      },
+      {
+        set: 'postgresql',
+        file: 'postgresql-values.yaml',
+        extra: [],
+        key: SECRETS_KEY,
+        previous: PREVIOUS_KEY,
+      },
+    ])(
+      '$set: the Secret carries the key (and the previous one during a rotation), the API reads them',
+      ({ file, extra, key, previous }) => {
+        const all = manifests(render(file, extra).stdout);
+        expect(stringData(all).SANDFLOW_SECRETS_KEY).toBe(key);
+        expect(stringData(all).SANDFLOW_SECRETS_KEY_PREVIOUS).toBe(previous);
+        expect(Buffer.from(stringData(all).SANDFLOW_SECRETS_KEY!, 'base64')).toHaveLength(32);
+        expect(keyRefs(all)).toEqual(OPTIONAL_REFS);
+      },
+    );
+
+    it('an existing Secret: the same optional references (one made before the key still starts the API)', () => {
+      const all = manifests(render('servicemonitor-values.yaml').stdout);
+      expect(find(all, 'Secret')).toHaveLength(0);
+      expect(keyRefs(all)).toEqual(OPTIONAL_REFS);
+    });
+
+    it('a changed key rolls the API Pods (the Secret checksum changes)', () => {
+      const checksum = (args: string[]) =>
+        (
+          find(manifests(render('default-values.yaml', args).stdout), 'Deployment', 'sandflow-api')[0]!
+            .spec as {
+            template: { metadata: { annotations: Record<string, string> } };
+          }
+        ).template.metadata.annotations['checksum/secret'];
+      expect(checksum(['--set', `secret.secretsKey=${PREVIOUS_KEY}`])).not.toBe(checksum([]));
+    });
   });
 
   it('servicemonitor: rendered only where monitoring.coreos.com/v1 exists; an existing Secret is used', () => {
@@ -517,7 +583,12 @@ describe.skipIf(!helm)('charts/sandflow', () => {
   });
 
   describe('values that make no sense are refused by values.schema.json', () => {
-    const OK = ['--set', 'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long'];
+    const OK = [
+      '--set',
+      'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long',
+      '--set',
+      `secret.secretsKey=${SECRETS_KEY}`,
+    ];
     const DB = ['--set', 'databaseUrl=postgresql://sandflow@db/sandflow'];
     it.each([
       {
@@ -549,6 +620,27 @@ describe.skipIf(!helm)('charts/sandflow', () => {
         case: 'JWT secret too short',
         args: [...DB, '--set', 'secret.jwtSecret=short'],
         message: "at '/secret/jwtSecret': minLength: got 5, want 32",
+      },
+      {
+        case: 'no secrets key (SANDFLOW_SECRETS_KEY) in the chart-made Secret',
+        args: [...DB, '--set', 'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long'],
+        message: "at '/secret/secretsKey': '' does not match pattern",
+      },
+      {
+        case: 'a secrets key that is not the base64 of 32 bytes',
+        args: [
+          ...DB,
+          '--set',
+          'secret.jwtSecret=ci-only-jwt-secret-at-least-32-characters-long',
+          '--set',
+          `secret.secretsKey=${Buffer.alloc(16, 1).toString('base64')}`,
+        ],
+        message: "at '/secret/secretsKey': 'AQEBAQEBAQEBAQEBAQEBAQ==' does not match pattern",
+      },
+      {
+        case: 'a previous secrets key that is not the base64 of 32 bytes',
+        args: [...OK, ...DB, '--set', 'secret.secretsKeyPrevious=old-key'],
+        message: "at '/secret/secretsKeyPrevious': 'old-key' does not match pattern",
       },
       {
         case: 'bundled database without a password',
