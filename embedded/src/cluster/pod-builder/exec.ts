@@ -22,6 +22,13 @@ export interface ExecResult {
   exitCode: number;
 }
 
+/** A `sh -c` script (with its arguments) run to its end in a builder container. */
+export type RunScript = (
+  script: string,
+  args?: string[],
+  io?: { stdin?: Readable; stdout?: Sink; signal?: AbortSignal },
+) => Promise<ExecResult>;
+
 /** The exit code a Status reports, or an Error for a Status that is not about the command's exit. */
 export function exitCodeOf(status: V1Status): number | Error {
   if (status.status === 'Success') return 0;

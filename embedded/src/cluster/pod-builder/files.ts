@@ -8,11 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BuilderError, UploadLimit, entryComponents } from '@sandflow/images';
 import tar from 'tar-stream';
+import { messageOf } from './error-message.js';
+import type { RunScript } from './exec.js';
 import { BUSYBOX } from './snapshot.js';
 
 /** Where an upload goes: its folder (absolute, or relative to the workdir) and its file name. */
@@ -85,6 +88,51 @@ export function singleFileTar(file: string, size: number, name: string): Readabl
   });
   pipeline(createReadStream(file), entry).catch((error: unknown) => pack.destroy(error as Error));
   return pack as unknown as Readable;
+}
+
+/** Whether `p` (absolute, or relative to the workdir) is there in builder `id`'s container. */
+export async function pathExists(run: RunScript, id: string, p: string): Promise<boolean> {
+  const where = containerPath(p);
+  const result = await run('[ -e "$1" ] || [ -L "$1" ]', [where]).catch((error: unknown) => {
+    throw new Error(`builder ${id}: looking for ${p} failed: ${messageOf(error)}`, { cause: error });
+  });
+  if (result.exitCode > 1)
+    throw new Error(
+      `builder ${id}: looking for ${p} failed (exit ${result.exitCode}): ${result.stderr.trim()}`,
+    );
+  return result.exitCode === 0;
+}
+
+/** Writes `content` to `p` in builder `id`'s container: spooled into `tmpDir`, then UPLOAD_SCRIPT. */
+export async function writeUpload(
+  run: RunScript,
+  id: string,
+  p: string,
+  content: Readable,
+  options: { tmpDir?: string | undefined; maxBytes?: number | undefined },
+): Promise<{ size: number }> {
+  const { dir, name } = uploadTarget(p);
+  const spooled = path.join(options.tmpDir ?? os.tmpdir(), `sandflow-upload-${id}-${scratchName()}`);
+  const { size } = await spool(content, spooled, `the upload to ${p}`, options.maxBytes);
+  try {
+    const scratch = scratchName();
+    const result = await run(UPLOAD_SCRIPT, [dir, name, scratch], {
+      stdin: singleFileTar(spooled, size, scratch),
+    }).catch((error: unknown) => {
+      throw new Error(`builder ${id}: sending ${p} failed: ${messageOf(error)}`, { cause: error });
+    });
+    const why = result.stderr.trim();
+    if (result.exitCode === EXIT_IS_FOLDER) throw new BuilderError('BAD_PATH', `"${p}" is a folder`);
+    if (result.exitCode === EXIT_NO_FOLDER)
+      throw new BuilderError('BAD_PATH', `"${p}": its folder cannot be made: ${why}`);
+    if (result.exitCode !== 0)
+      throw /denied|read-only/i.test(why)
+        ? new BuilderError('BAD_PATH', `"${p}": ${why}`)
+        : new Error(`builder ${id}: writing ${p} failed (exit ${result.exitCode}): ${why}`);
+    return { size };
+  } finally {
+    await fs.rm(spooled, { force: true });
+  }
 }
 
 export interface Extracted {

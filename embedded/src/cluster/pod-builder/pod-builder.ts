@@ -1,11 +1,12 @@
 // The sandbox builder of cluster mode (ARCHITECTURE "Sandbox build", cluster column): a container
-// is a Pod from the source image in the organization's namespace (pod-spec.ts), kept alive; its
-// shells are `pods/exec` under a TTY, uploads a tar through exec, `changes` a listing diffed
-// against the one taken at start (snapshot.ts), and a commit the changed paths' `tar c` through
-// exec, written as one layer and appended to the source image in its registry by the same OCI code
-// as the embedded builder, pushed to the target registry. Everything a builder is lives in its Pod:
-// `get` and `list` read a cache of the builder Pods of every namespace (an informer), so each API
-// replica sees every builder, whichever replica started it.
+// is a Pod from the source image in the organization's namespace (pod-spec.ts, pod-lifecycle.ts),
+// kept alive; its shells are `pods/exec` under a TTY (exec.ts), uploads a tar through exec
+// (files.ts), `changes` a listing diffed against the one taken at start (snapshot.ts), and a commit
+// the changed paths' `tar c` through exec, written as one layer and appended to the source image in
+// its registry by the same OCI code as the embedded builder, pushed to the target registry
+// (commit.ts). Everything a builder is lives in its Pod: `get` and `list` read a cache of the
+// builder Pods of every namespace (an informer, builder-pod-watch.ts), so each API replica sees
+// every builder, whichever replica started it.
 //
 // Options: kubeConfig; namespaceOf (the organization's namespace); credentials (registry
 // credentials, or a function of the organization: what the source is resolved and the commit pushed
@@ -16,30 +17,13 @@
 // commit's tar, 1 h by default); localDomain (the registry host that names no
 // registry: saving there is refused, a Pod cannot pull from it).
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CoreV1Api,
-  makeInformer,
-  type KubeConfig,
-  type V1Pod,
-  type V1PodList,
-  type V1ResourceRequirements,
-} from '@kubernetes/client-node';
+import type { Readable } from 'node:stream';
+import { CoreV1Api, type KubeConfig, type V1Pod, type V1ResourceRequirements } from '@kubernetes/client-node';
 import {
   BuilderError,
-  ImageError,
-  appendLayer,
-  layerBlob,
-  normalizeReference,
   parseReference,
   registryFor,
-  registryHost,
   resolveImage,
-  writeLayer,
   type Builder,
   type BuilderChange,
   type BuilderContainer,
@@ -48,38 +32,22 @@ import {
   type CommitResult,
   type CommitTarget,
   type CredentialsByHost,
-  type RootChange,
 } from '@sandflow/images';
-import { isNotFound } from '@sandflow/kube';
 import type { Logger } from 'pino';
-import tar from 'tar-stream';
-import { removeTree } from '../../builder/reap.js';
-import { execCommand, execShell, type ExecResult } from './exec.js';
+import { BuilderPodWatch } from './builder-pod-watch.js';
+import { commitChanges, readStartListing, rootChanges, type BuilderAt } from './commit.js';
+import { messageOf } from './error-message.js';
+import { execCommand, execShell, type RunScript } from './exec.js';
+import { pathExists, writeUpload } from './files.js';
 import {
-  EXIT_IS_FOLDER,
-  EXIT_NO_FOLDER,
-  TAR_OUT_SCRIPT,
-  UPLOAD_SCRIPT,
-  containerPath,
-  extractInto,
-  scratchName,
-  singleFileTar,
-  spool,
-  uploadTarget,
-} from './files.js';
-import {
-  BUILDER_ANNOTATIONS,
-  BUILDER_LABEL,
-  BUSYBOX,
-  MAIN_CONTAINER,
-  REGISTRY_SECRET,
-  SNAPSHOT_FILE,
-  TOOLS_DIR,
-  builderPod,
-  containerOf,
-  podProgress,
-} from './pod-spec.js';
-import { diffListings, listingScript, parseListing, tarPaths, type Listing } from './snapshot.js';
+  createBuilderPod,
+  deleteBuilderPod,
+  hasPullSecret,
+  removeBuilderPod,
+  untilRunning,
+} from './pod-lifecycle.js';
+import { BUSYBOX, MAIN_CONTAINER, REGISTRY_SECRET, TOOLS_DIR, builderPod, containerOf } from './pod-spec.js';
+import type { Listing } from './snapshot.js';
 
 export interface PodBuilderOptions {
   kubeConfig: KubeConfig;
@@ -105,89 +73,35 @@ export const SHELL_SCRIPT = [
   `exec ${BUSYBOX} sh -l`,
 ].join('\n');
 
-const mountPathsOf = (pod: V1Pod) =>
-  (pod.spec?.containers.find((c) => c.name === MAIN_CONTAINER)?.volumeMounts ?? [])
-    .filter((m) => m.mountPath !== TOOLS_DIR)
-    .map((m) => m.mountPath);
-
-const messageOf = (error: unknown) => {
-  const e = error as { body?: unknown; message?: string };
-  const body = typeof e.body === 'string' ? e.body : undefined;
-  try {
-    return (body && (JSON.parse(body) as { message?: string }).message) || e.message || String(error);
-  } catch {
-    return e.message ?? String(error);
-  }
-};
-
 export class PodBuilder implements Builder {
   private readonly core: CoreV1Api;
-  private readonly pods = new Map<string, V1Pod>();
+  private readonly watch: BuilderPodWatch;
   private readonly shells = new Map<string, Set<BuilderShell>>();
   private readonly snapshots = new Map<string, Listing>();
-  private readonly informer;
-  private stopped = false;
-  private restartTimer: NodeJS.Timeout | undefined;
   /** Settles once the cache holds the builder Pods of every namespace. */
   readonly synced: Promise<void>;
 
   constructor(private readonly options: PodBuilderOptions) {
     this.core = options.kubeConfig.makeApiClient(CoreV1Api);
-    let listed = false;
-    this.informer = makeInformer<V1Pod>(
+    this.watch = new BuilderPodWatch(
       options.kubeConfig,
-      '/api/v1/pods',
-      async () => {
-        const list = await this.core.listPodForAllNamespaces({ labelSelector: BUILDER_LABEL });
-        listed = true;
-        return list as V1PodList & { items: V1Pod[] };
+      this.core,
+      {
+        // A builder whose process ended is of no use: its Pod goes, whichever replica sees it first.
+        ended: (pod, id) =>
+          void this.deletePod(pod).catch((error: unknown) =>
+            this.options.logger?.error({ err: error, builder: id }, 'removing an ended builder Pod failed'),
+          ),
+        gone: (id) => this.forget(id),
       },
-      BUILDER_LABEL,
+      options.logger,
     );
-    for (const verb of ['add', 'update'] as const) this.informer.on(verb, (pod) => this.seen(pod));
-    this.informer.on('delete', (pod) => this.gone(pod));
-    let markSynced!: () => void;
-    this.synced = new Promise((resolve) => (markSynced = resolve));
-    // client-node's informer goes quiet after an error (kube/src/informer.ts does the same).
-    const start = () => {
-      listed = false;
-      this.informer.start().then(
-        () => listed && markSynced(),
-        (error: unknown) => restart(error),
-      );
-    };
-    const restart = (error: unknown) => {
-      if (this.stopped || this.restartTimer) return;
-      this.options.logger?.warn({ err: error }, 'builder Pod watch failed; restarting');
-      this.restartTimer = setTimeout(() => {
-        this.restartTimer = undefined;
-        if (!this.stopped) start();
-      }, 500);
-      this.restartTimer.unref();
-    };
-    this.informer.on('error', restart);
-    start();
+    this.synced = this.watch.synced;
   }
 
-  private seen(pod: V1Pod) {
-    const id = pod.metadata?.labels?.[BUILDER_LABEL];
-    if (!id) return;
-    this.pods.set(id, pod);
-    const phase = pod.status?.phase;
-    // A builder whose process ended (its lifetime ran out, its node went away) is of no use: its
-    // Pod goes, whichever replica sees it first.
-    if ((phase === 'Failed' || phase === 'Succeeded') && !pod.metadata?.deletionTimestamp) {
-      this.deletePod(pod).catch((error: unknown) =>
-        this.options.logger?.error({ err: error, builder: id }, 'removing an ended builder Pod failed'),
-      );
-    }
-  }
-
-  private gone(pod: V1Pod) {
-    const id = pod.metadata?.labels?.[BUILDER_LABEL];
-    if (!id || this.pods.get(id)?.metadata?.uid !== pod.metadata?.uid) return;
-    this.pods.delete(id);
-    this.forget(id);
+  /** The builder Pods of every namespace, by builder id. */
+  private get pods(): Map<string, V1Pod> {
+    return this.watch.pods;
   }
 
   private forget(id: string) {
@@ -213,25 +127,39 @@ export class PodBuilder implements Builder {
     return { namespace: pod.metadata!.namespace!, pod: pod.metadata!.name!, container: MAIN_CONTAINER };
   }
 
-  /** Runs `script` under the tools' shell in the builder container. */
-  private run(
-    pod: V1Pod,
-    script: string,
-    args: string[] = [],
-    io: { stdin?: Readable; stdout?: tar.Extract; signal?: AbortSignal } = {},
-  ): Promise<ExecResult> {
-    const transfer = io.stdin !== undefined || io.stdout !== undefined;
-    return execCommand(
-      this.options.kubeConfig,
-      this.target(pod),
-      [BUSYBOX, 'sh', '-c', script, 'sh', ...args],
-      {
-        ...io,
-        timeoutMs: transfer
-          ? (this.options.transferTimeoutMs ?? 3_600_000)
-          : (this.options.execTimeoutMs ?? 600_000),
+  /** Runs scripts under the tools' shell in the builder container. */
+  private runner(pod: V1Pod): RunScript {
+    return (script, args = [], io = {}) => {
+      const transfer = io.stdin !== undefined || io.stdout !== undefined;
+      return execCommand(
+        this.options.kubeConfig,
+        this.target(pod),
+        [BUSYBOX, 'sh', '-c', script, 'sh', ...args],
+        {
+          ...io,
+          timeoutMs: transfer
+            ? (this.options.transferTimeoutMs ?? 3_600_000)
+            : (this.options.execTimeoutMs ?? 600_000),
+        },
+      );
+    };
+  }
+
+  /** Builder `id` for commit.ts: its start listing read once (it never changes) and kept. */
+  private at(id: string, pod: V1Pod): BuilderAt {
+    const run = this.runner(pod);
+    return {
+      id,
+      pod,
+      run,
+      startListing: async () => {
+        const known = this.snapshots.get(id);
+        if (known) return known;
+        const listing = await readStartListing(id, pod, run);
+        if (this.pods.has(id)) this.snapshots.set(id, listing);
+        return listing;
       },
-    );
+    };
   }
 
   async start(options: BuilderStartOptions): Promise<BuilderContainer> {
@@ -260,24 +188,15 @@ export class PodBuilder implements Builder {
       start: options,
       helperImage: this.options.helperImage,
       startedAt: new Date().toISOString(),
-      ...((await this.hasPullSecret(namespace)) ? { pullSecret: REGISTRY_SECRET } : {}),
+      ...((await hasPullSecret(this.core, namespace)) ? { pullSecret: REGISTRY_SECRET } : {}),
       ...(this.options.resources ? { resources: this.options.resources } : {}),
       terminationGraceSeconds: this.options.terminationGraceSeconds ?? 3,
       maxLifetimeSeconds: this.options.maxLifetimeSeconds ?? 86_400,
     });
-    let pod: V1Pod;
-    try {
-      pod = await this.core.createNamespacedPod({ namespace, body });
-    } catch (error) {
-      throw new BuilderError(
-        'UNAVAILABLE',
-        `builder ${id}: the cluster refused its Pod in namespace ${namespace}: ${messageOf(error)}`,
-        { cause: error },
-      );
-    }
+    let pod = await createBuilderPod(this.core, id, namespace, body);
     this.pods.set(id, pod);
     try {
-      pod = await this.running(id, pod, options.image);
+      pod = await untilRunning(this.core, id, pod, options.image, this.options.startTimeoutMs ?? 180_000);
     } catch (error) {
       await this.deletePod(pod).catch(() => undefined);
       this.pods.delete(id);
@@ -285,51 +204,6 @@ export class PodBuilder implements Builder {
     }
     if (this.pods.has(id)) this.pods.set(id, pod); // unless the watch saw it deleted meanwhile
     return containerOf(pod)!;
-  }
-
-  /** Whether the organization's registry Secret is in its namespace (a Pod naming a missing one still runs). */
-  private async hasPullSecret(namespace: string): Promise<boolean> {
-    try {
-      await this.core.readNamespacedSecret({ name: REGISTRY_SECRET, namespace });
-      return true;
-    } catch (error) {
-      return !isNotFound(error); // unknown (e.g. not allowed to read it): named, the kubelet tolerates absence
-    }
-  }
-
-  /** Waits (bounded) until the builder container runs; why it never will, otherwise. */
-  private async running(id: string, created: V1Pod, image: string): Promise<V1Pod> {
-    const timeoutMs = this.options.startTimeoutMs ?? 180_000;
-    const deadline = Date.now() + timeoutMs;
-    const { namespace, name } = created.metadata as { namespace: string; name: string };
-    let pod = created;
-    for (;;) {
-      const progress = podProgress(pod);
-      if (progress.state === 'running') return pod;
-      if (progress.state === 'failed') {
-        const pinned = created.spec?.containers[0]?.image;
-        const named = progress.image === pinned ? `${image} (${pinned})` : progress.image;
-        throw new BuilderError(
-          'UNAVAILABLE',
-          progress.image
-            ? `builder ${id}: the cluster could not run the image ${named}: ${progress.why}`
-            : `builder ${id} (${image}) did not start: ${progress.why}`,
-        );
-      }
-      if (Date.now() > deadline)
-        throw new BuilderError(
-          'UNAVAILABLE',
-          `builder ${id} (${image}) was not running after ${Math.round(timeoutMs / 1000)} s: ${progress.why}`,
-        );
-      await sleep(300);
-      try {
-        pod = await this.core.readNamespacedPod({ name, namespace });
-      } catch (error) {
-        throw new Error(`builder ${id}: reading its Pod ${namespace}/${name} failed: ${messageOf(error)}`, {
-          cause: error,
-        });
-      }
-    }
   }
 
   get(id: string): BuilderContainer | undefined {
@@ -362,16 +236,7 @@ export class PodBuilder implements Builder {
   }
 
   async exists(id: string, p: string): Promise<boolean> {
-    const pod = this.pod(id);
-    const where = containerPath(p);
-    const result = await this.run(pod, '[ -e "$1" ] || [ -L "$1" ]', [where]).catch((error: unknown) => {
-      throw new Error(`builder ${id}: looking for ${p} failed: ${messageOf(error)}`, { cause: error });
-    });
-    if (result.exitCode > 1)
-      throw new Error(
-        `builder ${id}: looking for ${p} failed (exit ${result.exitCode}): ${result.stderr.trim()}`,
-      );
-    return result.exitCode === 0;
+    return pathExists(this.runner(this.pod(id)), id, p);
   }
 
   async writeFile(
@@ -380,201 +245,39 @@ export class PodBuilder implements Builder {
     content: Readable,
     options: { maxBytes?: number } = {},
   ): Promise<{ size: number }> {
-    const pod = this.pod(id);
-    const { dir, name } = uploadTarget(p);
-    const spooled = path.join(this.options.tmpDir ?? os.tmpdir(), `sandflow-upload-${id}-${scratchName()}`);
-    const { size } = await spool(content, spooled, `the upload to ${p}`, options.maxBytes);
-    try {
-      const scratch = scratchName();
-      const result = await this.run(pod, UPLOAD_SCRIPT, [dir, name, scratch], {
-        stdin: singleFileTar(spooled, size, scratch),
-      }).catch((error: unknown) => {
-        throw new Error(`builder ${id}: sending ${p} failed: ${messageOf(error)}`, { cause: error });
-      });
-      const why = result.stderr.trim();
-      if (result.exitCode === EXIT_IS_FOLDER) throw new BuilderError('BAD_PATH', `"${p}" is a folder`);
-      if (result.exitCode === EXIT_NO_FOLDER)
-        throw new BuilderError('BAD_PATH', `"${p}": its folder cannot be made: ${why}`);
-      if (result.exitCode !== 0)
-        throw /denied|read-only/i.test(why)
-          ? new BuilderError('BAD_PATH', `"${p}": ${why}`)
-          : new Error(`builder ${id}: writing ${p} failed (exit ${result.exitCode}): ${why}`);
-      return { size };
-    } finally {
-      await fs.rm(spooled, { force: true });
-    }
-  }
-
-  /** The listing taken when the builder started (it never changes: kept once read). */
-  private async startListing(id: string, pod: V1Pod): Promise<Listing> {
-    const known = this.snapshots.get(id);
-    if (known) return known;
-    const result = await this.run(pod, `exec ${BUSYBOX} cat ${SNAPSHOT_FILE}`);
-    if (result.exitCode !== 0)
-      throw new Error(`builder ${id}: its start snapshot cannot be read: ${result.stderr.trim()}`);
-    const listing = parseListing(result.stdout.toString('utf8'), mountPathsOf(pod));
-    if (this.pods.has(id)) this.snapshots.set(id, listing);
-    return listing;
-  }
-
-  private async rootChanges(id: string, pod: V1Pod): Promise<RootChange[]> {
-    const mounts = mountPathsOf(pod);
-    try {
-      const [before, now] = await Promise.all([
-        this.startListing(id, pod),
-        this.run(pod, `${listingScript(mounts)} 2>/dev/null`),
-      ]);
-      // find says 1 when a folder could not be read (not the user's to read): the rest is listed.
-      if (now.exitCode !== 0 && now.stdout.length === 0)
-        throw new Error(`listing its files failed (exit ${now.exitCode}): ${now.stderr.trim()}`);
-      return diffListings(before, parseListing(now.stdout.toString('utf8'), mounts));
-    } catch (error) {
-      if (error instanceof BuilderError || (error as Error).message.startsWith(`builder ${id}`)) throw error;
-      throw new Error(`builder ${id}: ${messageOf(error)}`, { cause: error });
-    }
+    const run = this.runner(this.pod(id));
+    return writeUpload(run, id, p, content, { tmpDir: this.options.tmpDir, maxBytes: options.maxBytes });
   }
 
   async changes(id: string): Promise<BuilderChange[]> {
     const pod = this.pod(id);
-    return (await this.rootChanges(id, pod)).map((c) => ({ path: `/${c.path}`, kind: c.kind }));
+    return (await rootChanges(this.at(id, pod))).map((c) => ({ path: `/${c.path}`, kind: c.kind }));
   }
 
   async commit(id: string, target: CommitTarget): Promise<CommitResult> {
     const pod = this.pod(id);
-    const container = containerOf(pod)!;
-    const ref = parseReference(target.reference);
-    if (ref.digest)
-      throw new BuilderError('BAD_PATH', `commit to ${target.reference}: name a tag, not a digest`);
-    if (this.options.localDomain && ref.domain === this.options.localDomain)
-      throw new BuilderError(
-        'UNAVAILABLE',
-        `builder ${id}: saving needs a registry in cluster mode (set the platform default registry or the organization's); ${target.reference} names none`,
-      );
-    const digest = pod.metadata?.annotations?.[BUILDER_ANNOTATIONS.digest];
-    if (!digest) throw new Error(`builder ${id}: its Pod does not say which image digest it runs`);
-    const source = parseReference(container.image);
-    const credentials = await this.credentials(container.organization);
-    const changes = await this.rootChanges(id, pod);
-    const work = await fs.mkdtemp(path.join(this.options.tmpDir ?? os.tmpdir(), `sandflow-commit-${id}-`));
-    const root = path.join(work, 'root');
-    await fs.mkdir(root);
-    try {
-      const owners = await this.fetchChanges(id, pod, changes, root);
-      const layer = await writeLayer(
-        root,
-        changes,
-        path.join(work, 'layer.tar.gz'),
-        (rel) => owners.get(rel) ?? [0, 0],
-      );
-      const sameRegistry = registryHost(source.domain) === registryHost(ref.domain);
-      const result = await appendLayer({
-        from: registryFor(source, credentials),
-        fromRepository: source.repository,
-        reference: digest,
-        architecture: container.architecture,
-        to: registryFor(ref, credentials),
-        toRepository: ref.repository,
-        ...(ref.tag ? { tag: ref.tag } : {}),
-        ...(sameRegistry && source.repository !== ref.repository ? { mountFrom: source.repository } : {}),
-        layer: layerBlob(layer),
-        createdBy: `sandflow builder: ${changes.length} change(s) from ${container.image}`,
-      });
-      return {
-        reference: `${normalizeReference(target.reference.trim())}@${result.digest}`,
-        digest: result.digest,
-        layer: { digest: layer.digest, size: layer.size },
-      };
-    } catch (error) {
-      if (error instanceof BuilderError || error instanceof ImageError) throw error;
-      throw new Error(`builder ${id}: saving to ${target.reference} failed: ${messageOf(error)}`, {
-        cause: error,
-      });
-    } finally {
-      await removeTree(work);
-    }
-  }
-
-  /** The changed paths (and their folders) out of the container into `root`; their owners. */
-  private async fetchChanges(id: string, pod: V1Pod, changes: RootChange[], root: string) {
-    const wanted = tarPaths(changes);
-    if (wanted.length === 0) return new Map<string, [number, number]>();
-    const extract = tar.extract();
-    const stop = new AbortController();
-    const extracting = extractInto(extract, root, new Set(wanted)).catch((error: unknown) => {
-      stop.abort(error);
-      throw error;
+    return commitChanges(this.at(id, pod), containerOf(pod)!, target, {
+      credentials: (organization) => this.credentials(organization),
+      tmpDir: this.options.tmpDir,
+      localDomain: this.options.localDomain,
     });
-    const sent = this.run(pod, TAR_OUT_SCRIPT, [], {
-      stdin: Readable.from([Buffer.from(`${wanted.join('\0')}\0`)]),
-      stdout: extract,
-      signal: stop.signal,
-    }).finally(() => extract.end(undefined));
-    const [tarred, extracted] = await Promise.allSettled([sent, extracting]);
-    if (extracted.status === 'rejected') throw extracted.reason;
-    if (tarred.status === 'rejected') throw tarred.reason;
-    if (tarred.value.exitCode !== 0)
-      throw new Error(
-        `builder ${id}: tar of its changes exited ${tarred.value.exitCode} (a file changed during the save?): ${tarred.value.stderr.trim()}`,
-      );
-    const missing = wanted.filter((p) => !extracted.value.seen.has(p));
-    if (missing.length > 0)
-      throw new Error(
-        `builder ${id}: ${missing
-          .slice(0, 5)
-          .map((p) => `/${p}`)
-          .join(', ')} changed during the save`,
-      );
-    return extracted.value.owners;
   }
 
-  private async deletePod(pod: V1Pod): Promise<void> {
-    try {
-      await this.core.deleteNamespacedPod({
-        name: pod.metadata!.name!,
-        namespace: pod.metadata!.namespace!,
-        gracePeriodSeconds: this.options.terminationGraceSeconds ?? 3,
-      });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+  private deletePod(pod: V1Pod): Promise<void> {
+    return deleteBuilderPod(this.core, pod, this.options.terminationGraceSeconds ?? 3);
   }
 
   async stop(id: string): Promise<void> {
     const pod = this.pods.get(id);
     this.forget(id);
     if (!pod) return;
-    const { namespace, name } = pod.metadata as { namespace: string; name: string };
-    try {
-      await this.deletePod(pod);
-    } catch (error) {
-      throw new Error(`builder ${id}: deleting its Pod ${namespace}/${name} failed: ${messageOf(error)}`, {
-        cause: error,
-      });
-    }
-    // Gone when this returns: its processes ended and its name is free.
-    const deadline = Date.now() + ((this.options.terminationGraceSeconds ?? 3) + 30) * 1000;
-    for (;;) {
-      try {
-        const now = await this.core.readNamespacedPod({ name, namespace });
-        if (now.metadata?.uid !== pod.metadata?.uid) break;
-      } catch (error) {
-        if (isNotFound(error)) break;
-        throw new Error(`builder ${id}: reading its Pod ${namespace}/${name} failed: ${messageOf(error)}`, {
-          cause: error,
-        });
-      }
-      if (Date.now() > deadline)
-        throw new Error(`builder ${id}: its Pod ${namespace}/${name} was still there after deletion`);
-      await sleep(200);
-    }
+    await removeBuilderPod(this.core, id, pod, this.options.terminationGraceSeconds ?? 3);
     if (this.pods.get(id)?.metadata?.uid === pod.metadata?.uid) this.pods.delete(id);
   }
 
   /** Stops watching and ends this replica's shells; the builders stay (another replica may serve them). */
   async close(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.restartTimer);
     for (const id of [...this.shells.keys()]) this.forget(id);
-    await this.informer.stop();
+    await this.watch.close();
   }
 }
