@@ -1,15 +1,14 @@
 // The sandbox page's builder routes with the cluster-mode builder as the cluster-mode API wires it
 // (podBuilderFor): the API in-process over kube-lite with its kubelet, Alpha's registry a Debian
-// docker-registry holding Debian's busybox-static image. Create starts a Pod in Alpha's namespace
+// docker-registry holding Debian's busybox-static image as team/busybox:1.36 (the kubelet's test
+// fixture). Create starts a Pod in Alpha's namespace
 // as the member's UID, the terminal socket reaches its shell through pods/exec, an upload lands in
 // it, Save commits it into a Sandbox whose image starts again with the file, and leaving the page
 // deletes the Pod.
-import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import {
   attachTerminal,
   closeServices,
@@ -21,40 +20,24 @@ import {
 } from '@sandflow/api';
 import { createTestDatabase, createWorld, type World } from '@sandflow/api/testing';
 import { CRD_DIR, type Sandbox } from '@sandflow/crds';
-import {
-  BUSYBOX_REFERENCE,
-  LayoutStore,
-  RegistryStore,
-  buildBusyboxImage,
-  copyImage,
-  findBusyboxStatic,
-} from '@sandflow/images';
-import { registryMissing, startRegistry, type TestRegistry } from '@sandflow/images/testing';
+import { LayoutStore } from '@sandflow/images';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBwrap } from '../../bwrap/sandbox.js';
 import { installCrds, readCrds } from '../../crd-install.js';
-import { createDatabase } from '../../db/database.js';
-import { startKubeLite, type KubeLite } from '../../kube-lite/index.js';
+import { kubeletMissing, setUp, type Fixture, type Node } from '../../kube-lite/kubelet/test-fixture.js';
 import type { PodBuilder } from './pod-builder.js';
 import { podBuilderFor } from './wiring.js';
 import { openTerminalSocket } from '../../testing/terminal-output.js';
 
-const missing = [
-  !findBwrap() && 'bwrap (apt-get install bubblewrap)',
-  !findBusyboxStatic() && 'busybox-static',
-  registryMissing(),
-].filter(Boolean);
+const missing = kubeletMissing;
 if (missing.length > 0)
   console.warn(`pod builder route tests skipped: ${missing.join(' and ')} not installed`);
 
 const SOURCE = { source_image: 'team/busybox', source_version: '1.36' };
-let tmp: string;
-let registry: TestRegistry;
-let kubeDb: Knex;
-let kubeLite: KubeLite;
+let fixture: Fixture;
+let node: Node;
 let kc: KubeConfig;
 let db: Knex;
 let world: World;
@@ -73,26 +56,12 @@ const openTerminal = (container: string, access: string) => openTerminalSocket(b
 
 describe.skipIf(missing.length > 0)('builder routes with the cluster-mode builder', () => {
   beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pod-builder-routes-'));
-    registry = await startRegistry();
-    const built = await buildBusyboxImage(path.join(tmp, 'busybox'));
-    const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
-    await copyImage({
-      from: new LayoutStore(built.oci),
-      fromRepository: repository,
-      reference: tag,
-      to: new RegistryStore({ host: registry.host }),
-      toRepository: SOURCE.source_image,
-      tag: SOURCE.source_version,
+    fixture = await setUp('pod-builder-routes-', {
+      reference: `${SOURCE.source_image}:${SOURCE.source_version}`,
     });
-    kubeDb = createDatabase({});
-    kubeLite = await startKubeLite({
-      db: kubeDb,
-      dataDir: path.join(tmp, 'node'),
-      kubelet: { dataDir: path.join(tmp, 'node') },
-    });
-    kc = new KubeConfig();
-    kc.loadFromFile(kubeLite.kubeconfigPath!);
+    const { tmp, registry } = fixture;
+    node = await fixture.boot();
+    ({ kc } = node);
     await installCrds(kc, readCrds(CRD_DIR));
     db = await createTestDatabase();
     world = await createWorld(db);
@@ -115,7 +84,7 @@ describe.skipIf(missing.length > 0)('builder routes with the cluster-mode builde
     // The helper image: any image with a static /bin/busybox; the busybox image is one.
     builder = podBuilderFor(deps, {
       kubeConfig: kc,
-      helperImage: `${registry.host}/${SOURCE.source_image}:${SOURCE.source_version}`,
+      helperImage: fixture.image,
       dataDir: path.join(tmp, 'api'),
       startTimeoutMs: 60_000,
     });
@@ -135,10 +104,8 @@ describe.skipIf(missing.length > 0)('builder routes with the cluster-mode builde
     await builder?.close();
     if (deps) await closeServices(deps);
     await db?.destroy();
-    await kubeLite?.close();
-    await kubeDb?.destroy();
-    await registry?.stop();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    await node?.stop();
+    await fixture?.cleanup();
   });
 
   it('Create, terminal, upload, Save, start the saved sandbox, leave', { timeout: 180_000 }, async () => {
@@ -208,7 +175,7 @@ describe.skipIf(missing.length > 0)('builder routes with the cluster-mode builde
     })) as Sandbox;
     expect(cr.spec.image?.ref).toMatch(
       new RegExp(
-        `^${registry.host.replace(/\./g, '\\.')}/${a.org.slug}/greeter:1\\.0\\.0@sha256:[a-f0-9]{64}$`,
+        `^${fixture.registry.host.replace(/\./g, '\\.')}/${a.org.slug}/greeter:1\\.0\\.0@sha256:[a-f0-9]{64}$`,
       ),
     );
 

@@ -1,6 +1,7 @@
-// What the kubelet's tests share: Debian's busybox-static image pushed to Debian's docker-registry,
-// and kube-lite with its kubelet over a PGlite database in a temporary folder (restartable on the
-// same folder), its kubeconfig loaded for @kubernetes/client-node.
+// What the kubelet's tests share: Debian's busybox-static image pushed to Debian's docker-registry
+// (as sandflow/busybox:latest, or the name a test's API expects), and kube-lite with its kubelet over
+// a PGlite database in a temporary folder (restartable on the same folder), its kubeconfig loaded
+// for @kubernetes/client-node. The kubelet's tests and the cluster-mode builder's use it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,31 +37,36 @@ export interface Node {
 export interface Fixture {
   tmp: string;
   dataDir: string;
+  /** The busybox image in `registry`. */
   image: string;
   registry: TestRegistry;
-  /** Pushes the busybox image to another registry; answers its reference there. */
+  /** Pushes the busybox image to another registry (under the same name); answers its reference there. */
   pushTo(host: string, credentials?: Credentials): Promise<string>;
   /** Starts kube-lite with its kubelet on the fixture's data folder and database. */
   boot(): Promise<Node>;
   cleanup(): Promise<void>;
 }
 
-export async function setUp(prefix: string): Promise<Fixture> {
+/** `prefix` names the temporary folder; `reference` (`repository:tag`) the image in the registries. */
+export async function setUp(prefix: string, options: { reference?: string } = {}): Promise<Fixture> {
+  const reference = options.reference ?? BUSYBOX_REFERENCE;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const dataDir = path.join(tmp, 'data');
   const registry = await startRegistry();
   const built = await buildBusyboxImage(path.join(tmp, 'hack-images'));
+  const [builtRepository, builtTag] = BUSYBOX_REFERENCE.split(':') as [string, string];
+  const [repository, tag] = reference.split(':');
+  if (!repository || !tag) throw new Error(`setUp: ${reference} is not repository:tag`);
   const pushTo: Fixture['pushTo'] = async (host, credentials) => {
-    const [repository, tag] = BUSYBOX_REFERENCE.split(':') as [string, string];
     await copyImage({
       from: new LayoutStore(built.oci),
-      fromRepository: repository,
-      reference: tag,
+      fromRepository: builtRepository,
+      reference: builtTag,
       to: new RegistryStore({ host, ...(credentials ? { credentials } : {}) }),
       toRepository: repository,
       tag,
     });
-    return `${host}/${BUSYBOX_REFERENCE}`;
+    return `${host}/${reference}`;
   };
   const image = await pushTo(registry.host);
   return {
