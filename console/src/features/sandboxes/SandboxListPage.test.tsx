@@ -3,6 +3,7 @@ import userEventBase from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { stubApi, type ApiCall, type ApiRoutes } from '../../test-support/api-stub';
 import { aMe } from '../../test-support/fixtures';
+import { stubWindowWidth } from '../../test-support/media';
 import { clearToasts, renderWithProviders } from '../../test-support/render';
 import SandboxListPage from './SandboxListPage';
 import { aPage, aSandbox, OTHER_ID } from './testing';
@@ -146,6 +147,37 @@ describe('/sandbox/list', { timeout: 60_000 }, () => {
     await userEvent.click(within(row('beta')).getByRole('button', { name: 'Show description' }));
     expect(await screen.findByText('Sandbox number 2')).toBeInTheDocument();
   });
+
+  it.each([
+    ['desktop to mobile', 1400, 574],
+    ['mobile to desktop', 574, 1400],
+  ])(
+    'keeps the search, the page, a description and an open dialog when the window crosses 574 px (%s)',
+    async (_name, from, to) => {
+      const window = stubWindowWidth(from);
+      const calls = serve();
+      renderWithProviders(<SandboxListPage />);
+      await screen.findByText('alpha');
+      await userEvent.type(screen.getByRole('searchbox', { name: 'Search' }), 'a');
+      await waitFor(() => expect(lastList(calls).search).toBe('a'));
+      await userEvent.click(screen.getByRole('button', { name: 'Go to next page' }));
+      await waitFor(() => expect(lastList(calls).page).toBe('1'));
+      await userEvent.click(within(row('beta')).getByRole('button', { name: 'Show description' }));
+      await screen.findByText('Sandbox number 2');
+      await userEvent.click(within(row('alpha')).getByRole('button', { name: 'Delete alpha' }));
+      const dialog = await screen.findByRole('dialog', { name: 'Confirm deleting: alpha' });
+      const owner = () => screen.queryAllByRole('columnheader', { name: 'Owner', hidden: true }).length;
+      expect(owner()).toBe(from > 574 ? 1 : 0);
+      const asked = listCalls(calls).length;
+      act(() => window.resize(to));
+      expect(owner()).toBe(to > 574 ? 1 : 0);
+      expect(screen.getByRole('dialog', { name: 'Confirm deleting: alpha' })).toBe(dialog);
+      expect(screen.getByText('Sandbox number 2')).toBeInTheDocument();
+      expect(screen.getByRole('searchbox', { name: 'Search', hidden: true })).toHaveValue('a');
+      expect(screen.getByText('31–42 of 42')).toBeInTheDocument();
+      expect(listCalls(calls)).toHaveLength(asked);
+    },
+  );
 
   it.each([
     ['renamed{Enter}', 'renamed'],

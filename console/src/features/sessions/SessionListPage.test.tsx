@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubApi, type ApiRoutes } from '../../test-support/api-stub';
@@ -101,6 +101,31 @@ describe('the session list', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
     await screen.findByText('Session deleted successfully.');
     expect(calls.find((c) => c.key === 'DELETE /session')!.query.get('sessions')).toBe('b');
+  });
+
+  it.each([
+    ['desktop to mobile', 1400, 574],
+    ['mobile to desktop', 574, 1400],
+  ])('keeps the search and an open dialog when the window crosses 574 px (%s)', async (_name, from, to) => {
+    const window = stubWindowWidth(from);
+    open();
+    const user = userEvent.setup();
+    await screen.findByText('alpha');
+    await user.type(screen.getByLabelText('Search sessions'), 'beta');
+    await waitFor(() => expect(names()).toEqual(['beta']));
+    await user.click(within(screen.getByTestId('session-row')).getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Confirm deleting: beta' });
+    const schedule = () => screen.queryAllByRole('columnheader', { name: 'Schedule', hidden: true }).length;
+    expect(schedule()).toBe(from > 574 ? 1 : 0);
+    act(() => window.resize(to));
+    expect(schedule()).toBe(to > 574 ? 1 : 0);
+    // The same element: nothing was mounted again.
+    expect(screen.getByRole('dialog', { name: 'Confirm deleting: beta' })).toBe(dialog);
+    expect(screen.getByLabelText('Search sessions')).toHaveValue('beta');
+    // The rest of the page is hidden from roles behind the dialog: the rows by their test id.
+    expect(screen.getAllByTestId('session-row').map((r) => r.textContent)).toEqual([
+      expect.stringContaining('beta'),
+    ]);
   });
 
   it('moves a row when a realtime message says its run completed', async () => {

@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { act, configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubApi, type ApiRoutes } from '../../../test-support/api-stub';
@@ -87,6 +87,32 @@ describe('the workflow list', () => {
     );
     expect(await screen.findByText('Workflow deleted successfully.')).toBeInTheDocument();
   });
+
+  it.each([
+    ['desktop to mobile', 1400, 574],
+    ['mobile to desktop', 574, 1400],
+  ])(
+    'keeps the search, the details and an open dialog when the window crosses 574 px (%s)',
+    async (_name, from, to) => {
+      const window = stubWindowWidth(from);
+      api([MINE, THEIRS]);
+      const user = userEvent.setup();
+      open();
+      await user.type(await screen.findByLabelText('Search workflows'), 'alp');
+      await user.click(await screen.findByRole('button', { name: 'Show details of alpha' }));
+      await screen.findByTestId('workflow-details');
+      await user.click(screen.getByRole('button', { name: 'Delete alpha' }));
+      const dialog = await screen.findByRole('dialog');
+      const owner = () => screen.queryAllByRole('columnheader', { name: 'Owner', hidden: true }).length;
+      expect(owner()).toBe(from > 574 ? 1 : 0);
+      act(() => window.resize(to));
+      expect(owner()).toBe(to > 574 ? 1 : 0);
+      expect(screen.getByRole('dialog')).toBe(dialog);
+      expect(dialog).toHaveTextContent('Confirm deleting: alpha');
+      expect(screen.getByTestId('workflow-details')).toBeInTheDocument();
+      expect(screen.getByLabelText('Search workflows')).toHaveValue('alp');
+    },
+  );
 
   it.each([
     ['Enter saves a changed name', '{Enter}', 'gamma', true],
