@@ -67,3 +67,52 @@ describe('loadApiConfig: trust proxy', () => {
     );
   });
 });
+
+describe('loadApiConfig: the secrets key (registry passwords encrypted at rest)', () => {
+  const KEY = Buffer.alloc(32, 1);
+  const OLD = Buffer.alloc(32, 2);
+
+  it.each([
+    ['unset: the API starts without one', {}, { key: undefined, previousKey: undefined }],
+    ['empty is unset', { SANDFLOW_SECRETS_KEY: '' }, { key: undefined, previousKey: undefined }],
+    ['base64', { SANDFLOW_SECRETS_KEY: KEY.toString('base64') }, { key: KEY, previousKey: undefined }],
+    ['base64url', { SANDFLOW_SECRETS_KEY: KEY.toString('base64url') }, { key: KEY, previousKey: undefined }],
+    [
+      'with the previous key of a rotation',
+      { SANDFLOW_SECRETS_KEY: KEY.toString('base64'), SANDFLOW_SECRETS_KEY_PREVIOUS: OLD.toString('base64') },
+      { key: KEY, previousKey: OLD },
+    ],
+  ])('%s', (_case, env, expected) => {
+    expect(loadApiConfig(env).secrets).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'a key of 16 bytes',
+      { SANDFLOW_SECRETS_KEY: Buffer.alloc(16, 5).toString('base64') },
+      /SANDFLOW_SECRETS_KEY: must be the base64 of 32 random bytes .*decodes to 16 bytes/,
+    ],
+    [
+      'a key that is not base64',
+      { SANDFLOW_SECRETS_KEY: 'correct horse battery staple' },
+      /SANDFLOW_SECRETS_KEY: must be base64/,
+    ],
+    [
+      'a previous key of the wrong size',
+      { SANDFLOW_SECRETS_KEY: KEY.toString('base64'), SANDFLOW_SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' },
+      /SANDFLOW_SECRETS_KEY_PREVIOUS: must be the base64 of 32 random bytes/,
+    ],
+    [
+      'a previous key without a current one',
+      { SANDFLOW_SECRETS_KEY_PREVIOUS: OLD.toString('base64') },
+      /SANDFLOW_SECRETS_KEY_PREVIOUS: needs SANDFLOW_SECRETS_KEY too/,
+    ],
+  ])('refuses %s, naming the variable and never the value', (_case, env, message) => {
+    expect(() => loadApiConfig(env)).toThrow(message);
+    try {
+      loadApiConfig(env);
+    } catch (error) {
+      for (const value of Object.values(env)) expect((error as Error).message).not.toContain(value);
+    }
+  });
+});

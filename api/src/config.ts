@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeSecretsKey, SECRETS_KEY_VARIABLE } from './services/secret-box.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -7,6 +8,18 @@ const bool = z
 
 export const BOT_CHECK_PROVIDERS = ['recaptcha', 'hcaptcha', 'turnstile'] as const;
 export type BotCheckProvider = (typeof BOT_CHECK_PROVIDERS)[number];
+
+/** A secrets key: the base64 of 32 bytes; empty is unset. Problems never repeat the value. */
+const secretsKey = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    const decoded = decodeSecretsKey(value);
+    if ('key' in decoded) return decoded.key;
+    ctx.addIssue({ code: 'custom', message: decoded.problem });
+    return z.NEVER;
+  });
 
 const envSchema = z.object({
   SANDFLOW_PUBLIC_URL: z.string().url().default('http://localhost:8080'),
@@ -22,6 +35,8 @@ const envSchema = z.object({
   SANDFLOW_BOT_CHECK_SECRET: z.string().optional(),
   SANDFLOW_BOT_CHECK_SITE_KEY: z.string().optional(),
   SANDFLOW_SECURE_COOKIES: bool,
+  SANDFLOW_SECRETS_KEY: secretsKey,
+  SANDFLOW_SECRETS_KEY_PREVIOUS: secretsKey,
   SANDFLOW_UPLOAD_MAX_BYTES: z.coerce.number().int().positive().optional(),
   SANDFLOW_TRUST_PROXY: z
     .string()
@@ -59,6 +74,14 @@ export interface ApiConfig {
   trustProxy: boolean | number | string;
   /** Attempts per window on login and password routes, per account and per address. */
   rateLimit: { windowMs: number; perAccount: number; perAddress: number };
+  /**
+   * AES-256 keys of the credentials stored in the database (registry passwords; services/secret-box.ts):
+   * `key` (SANDFLOW_SECRETS_KEY) seals and opens, `previousKey` (SANDFLOW_SECRETS_KEY_PREVIOUS) only
+   * opens, during a rotation. No key: the API runs, stored values from before encryption are read as
+   * they are, and storing a new password is refused (422). Never a random per-process key: a restart
+   * would lose every stored password.
+   */
+  secrets: { key: Buffer | undefined; previousKey: Buffer | undefined };
   /** Realtime heartbeat interval. */
   heartbeatMs: number;
   /** The sandbox builder: largest upload into a container; how long a container outlives its last terminal socket. */
@@ -77,6 +100,11 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (e.SANDFLOW_BOT_CHECK_PROVIDER && e.SANDFLOW_BOT_CHECK_SECRET && !e.SANDFLOW_BOT_CHECK_SITE_KEY)
     throw new Error(
       'invalid configuration: SANDFLOW_BOT_CHECK_SITE_KEY: required with SANDFLOW_BOT_CHECK_PROVIDER and SANDFLOW_BOT_CHECK_SECRET (the sign-up page shows the bot-check widget with it)',
+    );
+  // The previous key only opens what it sealed; re-sealing needs the new one.
+  if (e.SANDFLOW_SECRETS_KEY_PREVIOUS && !e.SANDFLOW_SECRETS_KEY)
+    throw new Error(
+      `invalid configuration: SANDFLOW_SECRETS_KEY_PREVIOUS: needs ${SECRETS_KEY_VARIABLE} too (the new key the stored secrets are encrypted again with)`,
     );
   return defaultApiConfig({
     publicUrl: e.SANDFLOW_PUBLIC_URL,
@@ -102,6 +130,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
         : undefined,
     secureCookies: e.SANDFLOW_SECURE_COOKIES ?? e.SANDFLOW_PUBLIC_URL.startsWith('https:'),
     trustProxy: trustProxyOf(e.SANDFLOW_TRUST_PROXY),
+    secrets: { key: e.SANDFLOW_SECRETS_KEY, previousKey: e.SANDFLOW_SECRETS_KEY_PREVIOUS },
     ...(e.SANDFLOW_UPLOAD_MAX_BYTES
       ? { builder: { ...BUILDER_DEFAULTS, uploadMaxBytes: e.SANDFLOW_UPLOAD_MAX_BYTES } }
       : {}),
@@ -133,6 +162,7 @@ export function defaultApiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig 
     botCheck: undefined,
     secureCookies: false,
     trustProxy: false,
+    secrets: { key: undefined, previousKey: undefined },
     rateLimit: { windowMs: 15 * 60_000, perAccount: 10, perAddress: 50 },
     heartbeatMs: 30_000,
     builder: BUILDER_DEFAULTS,

@@ -13,6 +13,7 @@ export { servicesFor, closeServices, type ApiDeps } from './services/index.js';
 export { createKubeTenancy, type KubeTenancy, type Resources } from './services/kube-tenancy.js';
 
 import { servicesFor, type ApiDeps } from './services/index.js';
+import { resealStoredSecrets } from './services/secret-box-reseal.js';
 
 /** First start: creates the super admin when the database has no users (prints a generated password once). */
 export function ensureSuperAdmin(deps: ApiDeps, print?: (line: string) => void) {
@@ -25,6 +26,15 @@ export function ensureSuperAdmin(deps: ApiDeps, print?: (line: string) => void) 
  */
 export function registryCredentials(deps: ApiDeps, organizationId: string) {
   return servicesFor(deps).images.credentialsOf(organizationId);
+}
+
+/**
+ * A startup step, after migrateApi: the registry passwords still stored in clear (saved before
+ * encryption) or under SANDFLOW_SECRETS_KEY_PREVIOUS are sealed under SANDFLOW_SECRETS_KEY; logged
+ * with counts. Without a key it only warns about the ones in clear.
+ */
+export function sealStoredSecrets(deps: ApiDeps) {
+  return resealStoredSecrets({ db: deps.db, secrets: servicesFor(deps).secrets, logger: deps.logger });
 }
 
 /**

@@ -34,6 +34,7 @@ import {
   migrateApi,
   registryCredentials,
   resourcesSynced,
+  sealStoredSecrets,
   servicesFor,
   type ApiDeps,
 } from '@sandflow/api';
@@ -140,6 +141,10 @@ async function main(): Promise<void> {
     // Kept in the data folder so a restart does not sign everybody out.
     SANDFLOW_JWT_SECRET:
       process.env.SANDFLOW_JWT_SECRET ?? loadOrCreateSecret(config.dataDir, 'jwt-secret', 48),
+    // The key registry passwords are stored encrypted with (32 random bytes, base64url): kept in
+    // the data folder too, since losing it loses every stored password.
+    SANDFLOW_SECRETS_KEY:
+      process.env.SANDFLOW_SECRETS_KEY || loadOrCreateSecret(config.dataDir, 'secrets-key', 32),
   });
   // The sandbox builder needs bwrap: without it there is no builder (its routes answer 503), never
   // a host shell. Containers left by a crashed process are removed first.
@@ -178,6 +183,7 @@ async function main(): Promise<void> {
   await agents.start();
   apiDeps.agentArgo = (clusterManager) => agents.argoServerFor(clusterManager);
   await ensureSuperAdmin(apiDeps, (line) => console.log(line));
+  await sealStoredSecrets(apiDeps); // registry passwords saved in clear or under the previous key
 
   let ready = true;
   const app = express();

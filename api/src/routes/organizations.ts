@@ -4,7 +4,7 @@ import { idParams, zBool, zName, zResources, zStringList, zText, zUuid } from '.
 import { ALGORITHMS, zDone, zOrganizationResult, zResourcesResult } from './results.js';
 import type { Services } from '../services/index.js';
 import { normalizeMountPoints } from '../services/organizations.js';
-import { nextRegistry, type StoredRegistry } from '../services/clusters-registry.js';
+import { nextRegistry, openRegistry, type StoredRegistry } from '../services/clusters-registry.js';
 import { zClusterId } from './clusters.js';
 
 const resources = zResourcesResult;
@@ -46,7 +46,7 @@ const organizationUpdate = z
   .strict();
 
 export function organizationRoutes(services: Services): RouteDefinition[] {
-  const { organizations, clusters } = services;
+  const { organizations, clusters, secrets } = services;
   const clusterParams = z.object({ id: zUuid, clusterId: zClusterId }).strict();
   return [
     route({
@@ -165,8 +165,12 @@ export function organizationRoutes(services: Services): RouteDefinition[] {
       result: zOrganizationResult,
       async handler({ caller, params, body }) {
         const org = await organizations.get(params.id);
-        const registry = nextRegistry(org.registry as StoredRegistry | null, body.registry);
-        await clusters.saveRegistrySecret({ id: org.id, slug: org.slug }, registry);
+        // Stored with its password sealed; the namespace's pull Secret gets it opened.
+        const registry = nextRegistry(org.registry as StoredRegistry | null, body.registry, secrets);
+        await clusters.saveRegistrySecret(
+          { id: org.id, slug: org.slug },
+          openRegistry(registry, secrets, `organization ${org.slug}`),
+        );
         return organizations.patch(caller!, params.id, { registry: JSON.stringify(registry) }, 'registry');
       },
     }),

@@ -1,6 +1,7 @@
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { isAlreadyExists, isNotFound, LABELS } from '@sandflow/kube';
 import { unprocessable } from '../errors.js';
+import type { SecretBox } from './secret-box.js';
 
 /** The organization's private-registry account in its namespace; runs and builders pull with it. */
 export const REGISTRY_SECRET = 'sandflow-registry';
@@ -14,12 +15,19 @@ export interface RegistryInput {
   password?: string | undefined;
 }
 
+/**
+ * The organizations.registry column. `password` is as stored: an envelope of the secret box
+ * (secret-box.ts), or a plain string saved before encryption (read as it is, sealed at start).
+ */
 export interface StoredRegistry {
   use_custom: boolean;
   url?: string;
   username?: string;
   password?: string;
 }
+
+/** The field a registry password is named by in messages. */
+const PASSWORD_FIELD = 'registry.password';
 
 /** Spec 3 §2.3 / issue 16: a private registry needs an http(s) URL. */
 export function registryUrl(url: string | undefined): string {
@@ -40,9 +48,15 @@ export function registryUrl(url: string | undefined): string {
 /**
  * What is stored after a save. The form gets the password back only as '********', so that (or
  * nothing) keeps the stored one while the URL and username stay; anything else replaces it.
- * A private registry needs an http(s) URL; a password needs a username.
+ * A private registry needs an http(s) URL; a password needs a username. A new password is sealed
+ * (422 naming registry.password when the server has no SANDFLOW_SECRETS_KEY); a kept one is sealed
+ * again under the current key when it is not already.
  */
-export function nextRegistry(stored: StoredRegistry | null, input: RegistryInput): StoredRegistry {
+export function nextRegistry(
+  stored: StoredRegistry | null,
+  input: RegistryInput,
+  secrets: SecretBox,
+): StoredRegistry {
   if (!input.use_custom) return { use_custom: false };
   const url = registryUrl(input.url);
   const username = input.username?.trim() ?? '';
@@ -52,9 +66,17 @@ export function nextRegistry(stored: StoredRegistry | null, input: RegistryInput
   // The stored password belongs to the stored URL and username: it never follows a new one.
   if (input.password === REDACTED && !sameAccount && stored?.password)
     throw unprocessable('registry.password: enter the password again for a new URL or username');
-  const password = unchanged ? (sameAccount ? (stored?.password ?? '') : '') : input.password!;
-  if (password && !username) throw unprocessable('registry.username: needed with a password');
+  const kept = unchanged && sameAccount ? (stored?.password ?? '') : '';
+  const typed = unchanged ? '' : input.password!;
+  if ((kept || typed) && !username) throw unprocessable('registry.username: needed with a password');
+  const password = typed ? secrets.seal(typed, PASSWORD_FIELD) : secrets.reseal(kept, PASSWORD_FIELD);
   return { use_custom: true, url, ...(username ? { username } : {}), ...(password ? { password } : {}) };
+}
+
+/** The account with its password opened: what the dockerconfigjson Secret and the registry calls need. */
+export function openRegistry(stored: StoredRegistry, secrets: SecretBox, whose: string): StoredRegistry {
+  if (!stored.password) return stored;
+  return { ...stored, password: secrets.open(stored.password, `${PASSWORD_FIELD} of ${whose}`) };
 }
 
 /** The `.dockerconfigjson` of one registry account. */

@@ -16,7 +16,9 @@ import {
 } from '@sandflow/images';
 import type { Knex } from 'knex';
 import { badGateway, badRequest, notFound, tooLarge, unavailable } from '../errors.js';
+import { openRegistry, type StoredRegistry } from './clusters-registry.js';
 import type { PreferenceService } from './preferences.js';
+import type { SecretBox } from './secret-box.js';
 
 /** What the image routes need besides the database (`ApiDeps.images`). */
 export interface ImagesDeps {
@@ -95,20 +97,28 @@ export function builderFailure(error: BuilderError): Error {
   }
 }
 
-export function createImageService(deps: { db: Knex; preferences: PreferenceService; images: ImagesDeps }) {
-  const { db, preferences, images } = deps;
+export function createImageService(deps: {
+  db: Knex;
+  preferences: PreferenceService;
+  secrets: SecretBox;
+  images: ImagesDeps;
+}) {
+  const { db, preferences, secrets, images } = deps;
 
-  /** The organization's registry when it uses a custom one, else the platform default, else none. */
+  /**
+   * The organization's registry when it uses a custom one, else the platform default, else none;
+   * the password opened (it is stored sealed).
+   */
   async function registryOf(organizationId: string | null): Promise<RegistrySetting | null> {
     if (organizationId) {
-      const row = await db('organizations').where({ id: organizationId }).first('registry');
-      const own = row?.registry as { use_custom?: boolean; url?: string } | undefined;
+      const row = await db('organizations').where({ id: organizationId }).first('registry', 'slug');
+      const own = row?.registry as StoredRegistry | undefined;
       if (own?.use_custom) {
-        const setting = settingOf(own);
+        const setting = settingOf(openRegistry(own, secrets, `organization ${row.slug}`));
         if (setting) return setting;
       }
     }
-    return settingOf(await preferences.get('registry'));
+    return settingOf(await preferences.registry());
   }
 
   function credentialsFor(setting: RegistrySetting | null): CredentialsByHost {

@@ -21,6 +21,7 @@ import { createOrganizationService } from './organizations.js';
 import { createOutboxService } from './outbox.js';
 import { platformRegistrySecret } from './clusters-registry.js';
 import { createPreferenceService } from './preferences.js';
+import { createSecretBox } from './secret-box.js';
 import { createProfileService } from './profile.js';
 import { createResources } from '../resources/index.js';
 import { createSandboxService } from './sandboxes.js';
@@ -128,7 +129,9 @@ function buildServices(deps: ApiDeps) {
     if (message) local.publish(userId, message);
   });
   bus.onResync(() => realtime.publisher?.resync?.());
-  const preferences = createPreferenceService(db);
+  // Registry passwords are stored sealed under SANDFLOW_SECRETS_KEY (secret-box.ts).
+  const secrets = createSecretBox(config.secrets);
+  const preferences = createPreferenceService(db, secrets);
   const profile = createProfileService(db, events);
   const outbox = createOutboxService(db);
   const organizations = createOrganizationService({
@@ -154,7 +157,7 @@ function buildServices(deps: ApiDeps) {
       : null;
   const platformRegistry = {
     async sync() {
-      if (writeRegistrySecret) await writeRegistrySecret((await preferences.all()).registry);
+      if (writeRegistrySecret) await writeRegistrySecret(await preferences.registry());
     },
   };
   platformRegistry
@@ -168,7 +171,7 @@ function buildServices(deps: ApiDeps) {
     events,
     logger,
   });
-  const images = createImageService({ db, preferences, images: deps.images ?? {} });
+  const images = createImageService({ db, preferences, secrets, images: deps.images ?? {} });
   const containers = createContainerService({
     db,
     builder: deps.builder,
@@ -264,6 +267,7 @@ function buildServices(deps: ApiDeps) {
     events,
     notifications,
     preferences,
+    secrets,
     platformRegistry,
     profile,
     outbox,

@@ -26,6 +26,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The harness's SANDFLOW_SECRETS_KEY (a fixed test key): registry passwords can be saved. */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+
 /** A recording KubeTenancy for tests that check what would reach Kubernetes. */
 export function recordingKube(): KubeTenancy & { calls: string[] } {
   const calls: string[] = [];
@@ -66,6 +69,7 @@ export async function createHarness(
   const db = replicaDb ?? (await createTestDatabase());
   const config = defaultApiConfig({
     rateLimit: { windowMs: 60_000, perAccount: 1000, perAddress: 1000 },
+    secrets: { key: TEST_SECRETS_KEY, previousKey: undefined },
     ...options.config,
   });
   const deps: ApiDeps = {
@@ -123,6 +127,7 @@ const API_TABLES = [
   'events',
   'notifications',
   'feedback',
+  'rate_limits',
 ];
 
 export async function resetDatabase(db: Knex): Promise<void> {

@@ -23,6 +23,7 @@ import {
   loadApiConfig,
   migrateApi,
   resourcesSynced,
+  sealStoredSecrets,
   type ApiDeps,
 } from '@sandflow/api';
 import { LayoutStore, parseReference } from '@sandflow/images';
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
     : undefined;
   if (builder) deps.builder = builder;
   await ensureSuperAdmin(deps, (line) => console.log(line));
+  await sealStoredSecrets(deps); // registry passwords saved in clear or under the previous key
   let builderSynced = !builder;
   void builder?.synced.then(() => (builderSynced = true));
 
