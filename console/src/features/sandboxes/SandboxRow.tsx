@@ -19,6 +19,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
+import { ActionsCell } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/datetime';
 import { RenameField } from './RenameField';
 import { sandboxRights } from './rules';
@@ -117,7 +118,7 @@ export function SandboxRow({
             <TagChips labels={sandbox.tags} colors={tagColors} />
           </TableCell>
         )}
-        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+        <ActionsCell>
           <Tooltip title={t(action)}>
             <IconButton
               component={RouterLink}
@@ -161,7 +162,7 @@ export function SandboxRow({
               </IconButton>
             </Tooltip>
           )}
-        </TableCell>
+        </ActionsCell>
       </TableRow>
       <TableRow>
         <TableCell colSpan={columns} sx={{ py: 0, borderBottom: open ? undefined : 0 }}>

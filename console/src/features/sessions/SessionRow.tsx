@@ -16,6 +16,7 @@ import {
 } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
+import { ActionsCell } from '../../components/PagedTable';
 import { formatDateTime } from '../../lib/datetime';
 import { sessionState, type SessionState } from './query';
 import type { SessionItem } from './types';
@@ -104,7 +105,7 @@ export function SessionRow({
         </TableCell>
       )}
       {!compact && <TableCell>{formatDateTime(session.creation_time)}</TableCell>}
-      <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+      <ActionsCell>
         <Box sx={{ display: 'inline-flex' }}>
           <Tooltip title={t('showRuns')}>
             <IconButton size="small" aria-label={t('showRuns')} onClick={() => actions.onRuns(session)}>
@@ -146,7 +147,7 @@ export function SessionRow({
             </IconButton>
           </Tooltip>
         </Box>
-      </TableCell>
+      </ActionsCell>
     </TableRow>
   );
 }

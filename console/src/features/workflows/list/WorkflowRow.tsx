@@ -20,6 +20,7 @@ import {
 } from '@mui/material';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
+import { ActionsCell } from '../../../components/PagedTable';
 import { formatDateTime } from '../../../lib/datetime';
 import { TagChips } from '../../sandboxes/TagChips';
 import type { Visibility, WorkflowItem } from '../types';
@@ -107,7 +108,7 @@ export function WorkflowRow({
         {!compact && (
           <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(workflow.creationDate)}</TableCell>
         )}
-        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+        <ActionsCell>
           {owner ? (
             <IconButton
               size="small"
@@ -142,7 +143,7 @@ export function WorkflowRow({
           >
             <DeleteOutlineIcon fontSize="small" />
           </IconButton>
-        </TableCell>
+        </ActionsCell>
         <TableCell padding="checkbox">
           <IconButton
             size="small"
