@@ -5,7 +5,7 @@ import type { ApiConfig } from '../config.js';
 import { closeServices } from '../services/index.js';
 import { FIXTURE_PASSWORD, createUser } from '../test-support/fixtures.js';
 import { createHarness, type Harness } from '../test-support/harness.js';
-import { RATE_LIMITS_TABLE } from './rate-limit-store.js';
+import { RATE_LIMITS_TABLE } from '../services/rate-limit-store.js';
 
 const TOO_MANY = 'Too many attempts, retry later';
 

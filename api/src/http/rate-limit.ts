@@ -1,10 +1,7 @@
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { RequestHandler } from 'express';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
 import type { ApiConfig } from '../config.js';
 import { tooMany as tooManyError } from '../errors.js';
-import { DatabaseStore } from './rate-limit-store.js';
 
 const tooMany = () => tooManyError('Too many attempts, retry later');
 
@@ -12,11 +9,14 @@ const tooMany = () => tooManyError('Too many attempts, retry later');
  * Login and password routes: one budget per client address and one per account (the
  * username or e-mail in the body), so neither a single address nor a botnet aimed at
  * one account gets unlimited guesses. Only failures count against the account. Both are
- * counted in the database (`DatabaseStore`), so the budgets hold across API replicas.
+ * counted in the database (the services' `rateLimitStore`), so the budgets hold across API replicas.
  */
-export function credentialLimiters(deps: { config: ApiConfig; db: Knex; logger: Logger }): RequestHandler[] {
+export function credentialLimiters(deps: {
+  config: ApiConfig;
+  rateLimitStore: (prefix: string) => Store;
+}): RequestHandler[] {
   const { windowMs, perAccount, perAddress } = deps.config.rateLimit;
-  const store = (prefix: string) => new DatabaseStore({ db: deps.db, logger: deps.logger, prefix });
+  const store = deps.rateLimitStore;
   const perAddressLimiter = rateLimit({
     store: store('credentials:address:'),
     windowMs,

@@ -38,6 +38,7 @@ import { recordRuns } from './run-records.js';
 import { sampleClusterUsage } from './statistics-sampler.js';
 import { createStatisticsService } from './statistics.js';
 import { createBillingService } from './billing.js';
+import { DatabaseStore } from './rate-limit-store.js';
 
 /** What the launcher hands to `createApp` and `attachRealtime`. */
 export interface ApiDeps {
@@ -259,6 +260,8 @@ function buildServices(deps: ApiDeps) {
     config,
     logger,
     mailer,
+    // The login and password limiters count here, so the budgets hold across API replicas.
+    rateLimitStore: (prefix: string) => new DatabaseStore({ db, logger, prefix }),
     kube,
     realtime,
     tokens,
