@@ -13,7 +13,7 @@
 #     claim: data lives as long as the Pod) in namespace sandflow-db, password in a Secret
 #   - the image: `docker build` of ./Dockerfile as sandflow:dev, then `kind load docker-image`
 #   - the chart charts/sandflow as release "sandflow" in namespace sandflow, with DATABASE_URL and
-#     a generated JWT key in the Secret sandflow-env (kept across runs)
+#     a generated JWT key and secrets key in the Secret sandflow-env (kept across runs)
 #   - config/samples (organization demo: namespaces sf-demo, sf-demo-research)
 #
 # Env: KIND_CLUSTER (sandflow), ARGO_VERSION (v4.1.2: the version of embedded/argo-crds),
@@ -186,14 +186,18 @@ build_image() {
 install_chart() {
   say "chart $CHART as release $RELEASE in namespace $SANDFLOW_NAMESPACE"
   kubectl create namespace "$SANDFLOW_NAMESPACE" --dry-run=client -o yaml | kubectl apply -f -
-  # DATABASE_URL and the JWT key in a Secret of our own, so that a second run keeps the same key.
-  local jwt db_password
+  # DATABASE_URL, the JWT key and the key that seals registry passwords in a Secret of our own,
+  # so that a second run keeps the same keys (a new secrets key could not open stored passwords).
+  local jwt secrets_key db_password
   jwt="$(secret_value "$SANDFLOW_NAMESPACE" sandflow-env SANDFLOW_JWT_SECRET)"
   [[ -n "$jwt" ]] || jwt="$(random_secret 48)"
+  secrets_key="$(secret_value "$SANDFLOW_NAMESPACE" sandflow-env SANDFLOW_SECRETS_KEY)"
+  [[ -n "$secrets_key" ]] || secrets_key="$(head -c 32 /dev/urandom | base64 -w0)"
   db_password="$(secret_value "$DB_NAMESPACE" postgres POSTGRES_PASSWORD)"
   [[ -n "$db_password" ]] || die "no PostgreSQL password in secret $DB_NAMESPACE/postgres"
   kubectl -n "$SANDFLOW_NAMESPACE" create secret generic sandflow-env \
     --from-literal=SANDFLOW_JWT_SECRET="$jwt" \
+    --from-literal=SANDFLOW_SECRETS_KEY="$secrets_key" \
     --from-literal=DATABASE_URL="postgresql://sandflow:${db_password}@postgres.${DB_NAMESPACE}.svc:5432/sandflow" \
     --dry-run=client -o yaml | kubectl apply -f -
   local values installed=0

@@ -22,6 +22,8 @@ if (missing.length > 0) console.warn(`step reach test skipped: ${missing.join(' 
 
 const ns = 'step-reach';
 const SECRET = 'jwt-key-that-no-step-may-read';
+// The key that seals registry passwords (npm start keeps it next to the JWT key).
+const SEALING_KEY = 'c2VhbGluZy1rZXktdGhhdC1uby1zdGVwLW1heS1yZWFk';
 let cluster: Awaited<ReturnType<typeof startTestCluster>>;
 let runner: Runner;
 let kube: Kube;
@@ -37,6 +39,7 @@ describe.skipIf(missing.length > 0)('what a step can read or reach (bwrap runtim
     await cluster.kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
     // What `npm start` keeps in its data folder besides kube-lite's token and database.
     fs.writeFileSync(path.join(cluster.dataDir, 'jwt-secret'), `${SECRET}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(cluster.dataDir, 'secrets-key'), `${SEALING_KEY}\n`, { mode: 0o600 });
     api = http.createServer((req, res) => {
       seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
@@ -62,10 +65,11 @@ describe.skipIf(missing.length > 0)('what a step can read or reach (bwrap runtim
   it('cannot read the data folder, holds no credential, reaches the host API only anonymously', async () => {
     const data = cluster.dataDir;
     const script = [
-      `for f in ${data} ${data}/jwt-secret ${data}/kube-lite ${data}/runs /proc/1/root${data}; do`,
+      `for f in ${data} ${data}/jwt-secret ${data}/secrets-key ${data}/kube-lite ${data}/runs /proc/1/root${data}; do`,
       '  if [ -e "$f" ]; then echo "SEES $f"; fi',
       'done',
       `cat ${data}/jwt-secret 2>/dev/null && echo READ-SECRET`,
+      `cat ${data}/secrets-key 2>/dev/null && echo READ-SECRET`,
       'echo ENV-START; env; echo ENV-END',
       `wget -q -O- http://127.0.0.1:${apiPort}/api/v0/me; echo "wget=$?"`,
       'true',
@@ -104,6 +108,7 @@ describe.skipIf(missing.length > 0)('what a step can read or reach (bwrap runtim
     // The data folder is not in the step's filesystem, not even through pid 1's root.
     expect(log).not.toMatch(/SEES|READ-SECRET/);
     expect(log).not.toContain(SECRET);
+    expect(log).not.toContain(SEALING_KEY);
     expect(log).not.toContain(cluster.kubeLite.token);
     // The environment is the image's and the pod's, nothing of the platform's.
     const env = log.slice(log.indexOf('ENV-START'), log.indexOf('ENV-END'));
