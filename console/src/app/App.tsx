@@ -1,12 +1,13 @@
 import { CssBaseline, ThemeProvider } from '@mui/material';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { ApiError, setSignedOutHandler } from '../api/client';
 import { keys } from '../api/queries';
 import { Toasts } from '../features/toasts/Toasts';
 import { createRouter } from './router';
-import { theme } from './theme';
+import { themeFor } from './theme';
 
 function createQueryClient() {
   return new QueryClient({
@@ -22,6 +23,7 @@ function createQueryClient() {
 
 export function App() {
   const [client] = useState(createQueryClient);
+  const { i18n } = useTranslation();
   const [router] = useState(() => {
     const router = createRouter();
     // A 401 that survives one refresh: the session is over; /login remembers where we were.
@@ -34,7 +36,7 @@ export function App() {
     return router;
   });
   return (
-    <ThemeProvider theme={theme}>
+    <ThemeProvider theme={themeFor(i18n.language)}>
       <CssBaseline />
       <QueryClientProvider client={client}>
         <RouterProvider router={router} />

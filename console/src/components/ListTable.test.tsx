@@ -3,6 +3,7 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
+import i18n from '../i18n';
 import { ListEmpty, ListTable, SelectAllCell } from './ListTable';
 
 const renderHeader = (ids: string[], selected: string[], onSelect = vi.fn()) =>
@@ -55,29 +56,29 @@ describe('ListTable', () => {
     expect(screen.queryAllByRole('progressbar', { name: 'Loading' })).toHaveLength(bars);
   });
 
-  it('pages with its own labels', () => {
-    render(
-      <ListTable
-        label="Things"
-        loading={false}
-        loadingLabel="Loading"
-        head={null}
-        footer={{
-          count: 40,
-          page: 1,
-          size: 15,
-          sizes: [15, 30],
-          label: 'Lignes par page',
-          displayed: ({ from, to, count }) => `${from}-${to} sur ${count}`,
-          onPage: vi.fn(),
-          onSize: vi.fn(),
-        }}
-      >
-        {null}
-      </ListTable>,
-    );
-    expect(screen.getByText('16-30 sur 40')).toBeInTheDocument();
-    expect(screen.getByText('Lignes par page')).toBeInTheDocument();
+  it.each([
+    ['en', 'Rows per page', '16–30 of 40'],
+    ['it', 'Righe per pagina', '16–30 di 40'],
+    ['fr', 'Lignes par page', '16–30 sur 40'],
+  ])('pages with labels in the language chosen (%s)', async (language, perPage, shown) => {
+    await i18n.changeLanguage(language);
+    try {
+      render(
+        <ListTable
+          label="Things"
+          loading={false}
+          loadingLabel="Loading"
+          head={null}
+          footer={{ count: 40, page: 1, size: 15, sizes: [15, 30], onPage: vi.fn(), onSize: vi.fn() }}
+        >
+          {null}
+        </ListTable>,
+      );
+      expect(screen.getByText(shown)).toBeInTheDocument();
+      expect(screen.getByText(perPage, { exact: false })).toBeInTheDocument();
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 });
 

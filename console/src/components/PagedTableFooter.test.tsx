@@ -1,6 +1,7 @@
 import { act, render, renderHook, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import i18n from '../i18n';
 import { clampPage, PagedTableFooter, usePaging } from './PagedTableFooter';
 
 const rows = ['a', 'b', 'c', 'd', 'e'];
@@ -55,23 +56,19 @@ describe('PagedTableFooter', () => {
       <PagedTableFooter count={25} page={1} size={10} sizes={[10, 20]} onPage={onPage} onSize={vi.fn()} />,
     );
     expect(screen.getByText('11–20 of 25')).toBeInTheDocument();
-    expect(screen.getByText('Rows per page:')).toBeInTheDocument();
+    expect(screen.getByText('Rows per page')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Go to next page' }));
     expect(onPage).toHaveBeenCalledWith(2);
   });
 
-  it('asks for a page size as a number, under the label given', async () => {
+  it('asks for a page size as a number, under the label of the language chosen', async () => {
+    await i18n.changeLanguage('it');
+    onTestFinished(async () => {
+      await i18n.changeLanguage('en');
+    });
     const onSize = vi.fn();
     render(
-      <PagedTableFooter
-        count={25}
-        page={0}
-        size={10}
-        sizes={[10, 20]}
-        onPage={vi.fn()}
-        onSize={onSize}
-        label="Righe per pagina"
-      />,
+      <PagedTableFooter count={25} page={0} size={10} sizes={[10, 20]} onPage={vi.fn()} onSize={onSize} />,
     );
     await userEvent.click(screen.getByRole('combobox', { name: /Righe per pagina/ }));
     await userEvent.click(screen.getByRole('option', { name: '20' }));

@@ -1,5 +1,6 @@
 import { TablePagination } from '@mui/material';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 export interface PagedTableFooterProps {
   /** All the rows, not only the page's. */
@@ -10,10 +11,6 @@ export interface PagedTableFooterProps {
   sizes: readonly number[];
   onPage: (page: number) => void;
   onSize: (size: number) => void;
-  /** The rows-per-page label; MUI's own (English) where none is given. */
-  label?: string;
-  /** The 'from–to of count' text; MUI's own (English) where none is given. */
-  displayed?: (rows: { from: number; to: number; count: number }) => string;
 }
 
 /**
@@ -21,16 +18,9 @@ export interface PagedTableFooterProps {
  * next. The settings tables (spec 3 §9: 10/20/50), the billing page, the run's files and the
  * sandbox, workflow and session lists share it.
  */
-export function PagedTableFooter({
-  count,
-  page,
-  size,
-  sizes,
-  onPage,
-  onSize,
-  label,
-  displayed,
-}: PagedTableFooterProps) {
+export function PagedTableFooter({ count, page, size, sizes, onPage, onSize }: PagedTableFooterProps) {
+  // In the person's language: MUI's own labels are English.
+  const { t } = useTranslation('common');
   return (
     <TablePagination
       component="div"
@@ -38,8 +28,8 @@ export function PagedTableFooter({
       page={page}
       rowsPerPage={size}
       rowsPerPageOptions={[...sizes]}
-      {...(label !== undefined && { labelRowsPerPage: label })}
-      {...(displayed !== undefined && { labelDisplayedRows: displayed })}
+      labelRowsPerPage={t('rowsPerPage')}
+      labelDisplayedRows={({ from, to, count }) => t('displayedRows', { from, to, count })}
       onPageChange={(_e, next) => onPage(next)}
       onRowsPerPageChange={(e) => onSize(Number(e.target.value))}
     />

@@ -98,7 +98,7 @@ export function FilesTab({
           </TableBody>
         </Table>
       </TableContainer>
-      <PagedTableFooter {...paged.footer} label={t('rowsPerPage')} />
+      <PagedTableFooter {...paged.footer} />
     </>
   );
 }

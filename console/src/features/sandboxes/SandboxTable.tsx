@@ -83,8 +83,6 @@ export function SandboxTable(props: SandboxTableProps) {
           page: query.page,
           size: query.size,
           sizes: PAGE_SIZES,
-          label: t('rowsPerPage'),
-          displayed: ({ from, to, count }) => t('displayedRows', { from, to, count }),
           onPage: props.onPage,
           onSize: props.onSize,
         }

@@ -82,7 +82,6 @@ export function SessionTable(props: {
         page: props.pageIndex,
         size: props.size,
         sizes: PAGE_SIZES,
-        label: t('rowsPerPage'),
         onPage: props.onPage,
         onSize: props.onSize,
       }}
