@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { installCrds, readCrds } from './crd-install.js';
 import { createDatabase } from './db/database.js';
 import { initPGliteDir } from './db/pglite.js';
-import { startKubeLite, type KubeLite } from './kube-lite/index.js';
+import { startKubeLite, UnreadableObjectError, type KubeLite } from './kube-lite/index.js';
 import {
   chooseRuntime,
   RuntimeUnavailableError,
@@ -18,7 +18,12 @@ import {
   type RuntimeChoice,
 } from './runner/index.js';
 import { DEFAULT_PLATFORM_CLUSTER, lostAfterMs, startOperator } from '@sandflow/operator';
-import { LABELS } from '@sandflow/kube';
+import {
+  decodeSecretsKey,
+  LABELS,
+  PREVIOUS_SECRETS_KEY_VARIABLE,
+  SECRETS_KEY_VARIABLE,
+} from '@sandflow/kube';
 import { LayoutStore } from '@sandflow/images';
 import {
   AgentHub,
@@ -79,6 +84,12 @@ async function main(): Promise<void> {
   const kubeDb = ownKubeDb ? createDatabase({ pgliteDir: kubePgliteDir }) : db;
   stage('database open');
 
+  // The key registry passwords are stored encrypted with (32 random bytes, base64url), and
+  // kube-lite's Secrets at rest: kept in the data folder, since losing it loses every stored password.
+  const secretsKey =
+    process.env.SANDFLOW_SECRETS_KEY || loadOrCreateSecret(config.dataDir, 'secrets-key', 32);
+  const previousSecretsKey = process.env.SANDFLOW_SECRETS_KEY_PREVIOUS || undefined;
+
   let kubeLite: KubeLite | undefined;
   const kc = new KubeConfig();
   if (config.kubeconfig) {
@@ -93,6 +104,13 @@ async function main(): Promise<void> {
       port: config.kubePort,
       dataDir: config.dataDir,
       logger: log,
+      // v1 Secrets (the organizations' registry pull Secrets) encrypted at rest with the same key.
+      encryption: {
+        key: secretsKeyBytes(SECRETS_KEY_VARIABLE, secretsKey),
+        previous: previousSecretsKey
+          ? secretsKeyBytes(PREVIOUS_SECRETS_KEY_VARIABLE, previousSecretsKey)
+          : undefined,
+      },
     });
     kc.loadFromFile(kubeLite.kubeconfigPath!);
     stage('kube-lite started');
@@ -141,10 +159,7 @@ async function main(): Promise<void> {
     // Kept in the data folder so a restart does not sign everybody out.
     SANDFLOW_JWT_SECRET:
       process.env.SANDFLOW_JWT_SECRET ?? loadOrCreateSecret(config.dataDir, 'jwt-secret', 48),
-    // The key registry passwords are stored encrypted with (32 random bytes, base64url): kept in
-    // the data folder too, since losing it loses every stored password.
-    SANDFLOW_SECRETS_KEY:
-      process.env.SANDFLOW_SECRETS_KEY || loadOrCreateSecret(config.dataDir, 'secrets-key', 32),
+    SANDFLOW_SECRETS_KEY: secretsKey,
   });
   // The sandbox builder needs bwrap: without it there is no builder (its routes answer 503), never
   // a host shell. Containers left by a crashed process are removed first.
@@ -256,10 +271,18 @@ async function main(): Promise<void> {
   console.log(`Sandflow console: http://127.0.0.1:${port}`);
 }
 
+/** The bytes of a secrets key from the environment or the data folder, or a ConfigError naming the variable. */
+function secretsKeyBytes(variable: string, text: string): Buffer {
+  const decoded = decodeSecretsKey(text);
+  if ('problem' in decoded) throw new ConfigError(`invalid configuration: ${variable} ${decoded.problem}`);
+  return decoded.key;
+}
+
 main().catch((e: unknown) => {
   if (
     e instanceof ConfigError ||
     e instanceof RuntimeUnavailableError ||
+    e instanceof UnreadableObjectError ||
     (e instanceof Error && e.message.startsWith('invalid configuration:'))
   )
     console.error(e.message);

@@ -26,3 +26,15 @@ export {
   type ArtifactStream,
   type LogQuery,
 } from './argo-client.js';
+export {
+  createEnvelope,
+  decodeSecretsKey,
+  ENVELOPE_PREFIX,
+  EnvelopeOpenError,
+  isSealed,
+  PREVIOUS_SECRETS_KEY_VARIABLE,
+  SECRETS_KEY_VARIABLE,
+  secretsKeyId,
+  type Envelope,
+  type EnvelopeKeys,
+} from './secret-envelope.js';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
+import type { KubeLiteEncryption } from './encryption.js';
 import { createHandler, createUpgradeHandler } from './http-server.js';
 import { ExecServer } from './kubelet/exec-server.js';
 import { Kubelet } from './kubelet/kubelet.js';
@@ -29,6 +30,12 @@ export interface KubeLiteOptions {
    * bwrap over their images. Without it kube-lite serves no pods.
    */
   kubelet?: KubeletOptions;
+  /**
+   * Keep v1 Secrets encrypted at rest (encryption.ts, the API's SANDFLOW_SECRETS_KEY and
+   * SANDFLOW_SECRETS_KEY_PREVIOUS): Secrets stored before in clear or under `previous` are
+   * rewritten under `key` at start. Without it Secrets are stored as they are.
+   */
+  encryption?: KubeLiteEncryption | undefined;
 }
 
 export interface KubeLite {
@@ -46,7 +53,7 @@ export interface KubeLite {
 /** Starts kube-lite: loads its state from the database and serves the Kubernetes API on loopback. */
 export async function startKubeLite(options: KubeLiteOptions): Promise<KubeLite> {
   const log = (options.logger ?? pino({ level: 'silent' })).child({ component: 'kube-lite' });
-  const persistence = new Persistence(options.db);
+  const persistence = new Persistence(options.db, { encryption: options.encryption, log });
   await persistence.migrate();
   const store = new ObjectStore(persistence);
   await store.load();
@@ -148,5 +155,7 @@ async function ensureDefaultNamespaces(storage: RestStorage, registry: ResourceR
   }
 }
 
+export type { KubeLiteEncryption } from './encryption.js';
+export { UnreadableObjectError } from './encryption.js';
 export type { KubeletOptions } from './kubelet/options.js';
 export type { KubeObject } from './types.js';

@@ -1,4 +1,7 @@
+import { isSealed } from '@sandflow/kube';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { AtRestTransform, type KubeLiteEncryption, type StoredBody } from './encryption.js';
 import { migrateKubeLite } from './migrate.js';
 import type { KubeObject } from './types.js';
 
@@ -23,6 +26,14 @@ export interface PendingRow {
   body: KubeObject | null;
 }
 
+/** What load() rewrote at start (Secrets encrypted at rest, encryption.ts). */
+export interface RewriteCounts {
+  /** Secrets stored in clear (before a key was given) now encrypted. */
+  encrypted: number;
+  /** Secrets under the previous key now encrypted under the current one. */
+  reencrypted: number;
+}
+
 /**
  * kube-lite's durable state in Postgres. Writes are group-committed: every write of
  * one event-loop turn lands in one transaction, and each caller's promise resolves
@@ -35,24 +46,76 @@ export class Persistence {
   private flushing: Promise<void> | undefined;
   private latestRv = 0;
 
-  constructor(private readonly db: Knex) {}
+  private readonly transform: AtRestTransform;
+
+  private readonly log: Logger | undefined;
+
+  /** With `encryption`, Secrets are stored encrypted (encryption.ts); without, as they are. */
+  constructor(
+    private readonly db: Knex,
+    options: { encryption?: KubeLiteEncryption | undefined; log?: Logger | undefined } = {},
+  ) {
+    this.transform = new AtRestTransform(options.encryption);
+    this.log = options.log;
+  }
 
   async migrate(): Promise<void> {
     await migrateKubeLite(this.db);
   }
 
-  async load(): Promise<{ objects: PersistedObject[]; resourceVersion: number }> {
-    const rows = await this.db(OBJECTS).select('resource', 'namespace', 'name', 'body').orderBy('rv');
+  /**
+   * Every stored object, decrypted. Secrets stored in clear or under the previous key are
+   * rewritten under the current key first (each row once per start, in chunks, only while it
+   * still holds what was read: idempotent); a row no key opens stops the start
+   * (UnreadableObjectError names it) rather than serve a corrupt or missing object.
+   */
+  async load(): Promise<{ objects: PersistedObject[]; resourceVersion: number; rewritten: RewriteCounts }> {
+    const rows: {
+      key: string;
+      resource: string;
+      namespace: string;
+      name: string;
+      rv: string | number;
+      body: unknown;
+    }[] = await this.db(OBJECTS).select('key', 'resource', 'namespace', 'name', 'rv', 'body').orderBy('rv');
     const state = await this.db(STATE).where({ key: 'resourceVersion' }).first();
-    return {
-      objects: rows.map((r: { resource: string; namespace: string; name: string; body: unknown }) => ({
-        resource: r.resource,
-        namespace: r.namespace,
-        name: r.name,
-        body: (typeof r.body === 'string' ? JSON.parse(r.body) : r.body) as KubeObject,
-      })),
-      resourceVersion: state ? Number(state.value) : 0,
-    };
+    const stale: {
+      key: string;
+      rv: number;
+      resource: string;
+      body: KubeObject;
+      kind: 'plain' | 'previous';
+    }[] = [];
+    const objects = rows.map((r) => {
+      const { body, stale: kind } = this.transform.fromStored(
+        r.key,
+        r.resource,
+        r.namespace,
+        r.name,
+        parseBody(r.body),
+      );
+      if (kind) stale.push({ key: r.key, rv: Number(r.rv), resource: r.resource, body, kind });
+      return { resource: r.resource, namespace: r.namespace, name: r.name, body };
+    });
+    const rewritten: RewriteCounts = { encrypted: 0, reencrypted: 0 };
+    for (let i = 0; i < stale.length; i += CHUNK) {
+      const chunk = stale.slice(i, i + CHUNK);
+      await this.db.transaction(async (trx) => {
+        for (const row of chunk) {
+          const body = JSON.stringify(this.transform.toStored(row.key, row.resource, row.body));
+          const updated = await trx(OBJECTS)
+            .where({ key: row.key, rv: row.rv })
+            .update({ body: trx.raw('?::jsonb', [body]) });
+          if (updated > 0) rewritten[row.kind === 'plain' ? 'encrypted' : 'reencrypted']++;
+        }
+      });
+    }
+    if (this.transform.encrypts)
+      this.log?.info(
+        { ...rewritten, stale: stale.length },
+        'secrets encrypted at rest: rows in clear or under the previous key rewritten under the current key',
+      );
+    return { objects, resourceVersion: state ? Number(state.value) : 0, rewritten };
   }
 
   /** Queue a write (body) or a removal (null); resolves once committed. */
@@ -109,7 +172,8 @@ export class Persistence {
     const parts: string[] = [];
     if (upserts.length) {
       const values = upserts.map((r) => {
-        bindings.push(r.key, r.resource, r.namespace, r.name, r.rv, JSON.stringify(r.body));
+        const stored = this.transform.toStored(r.key, r.resource, r.body!);
+        bindings.push(r.key, r.resource, r.namespace, r.name, r.rv, JSON.stringify(stored));
         return '(?, ?, ?, ?, ?, ?::jsonb)';
       });
       parts.push(
@@ -133,4 +197,14 @@ export class Persistence {
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
+}
+
+/**
+ * A jsonb value as the driver gives it: parsed (pg, PGlite), or its text. An envelope is a JSON
+ * string, so a parsed one is a string starting with the envelope prefix.
+ */
+function parseBody(value: unknown): StoredBody {
+  if (typeof value !== 'string') return value as KubeObject;
+  if (isSealed(value)) return value;
+  return JSON.parse(value) as StoredBody;
 }
