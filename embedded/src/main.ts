@@ -104,13 +104,16 @@ async function main(): Promise<void> {
       port: config.kubePort,
       dataDir: config.dataDir,
       logger: log,
-      // v1 Secrets (the organizations' registry pull Secrets) encrypted at rest with the same key.
-      encryption: {
-        key: secretsKeyBytes(SECRETS_KEY_VARIABLE, secretsKey),
-        previous: previousSecretsKey
-          ? secretsKeyBytes(PREVIOUS_SECRETS_KEY_VARIABLE, previousSecretsKey)
-          : undefined,
-      },
+      // v1 Secrets (the organizations' registry pull Secrets) encrypted at rest with the same key
+      // (none when the variable is blank, as the API then has none).
+      encryption: secretsKey.trim()
+        ? {
+            key: secretsKeyBytes(SECRETS_KEY_VARIABLE, secretsKey),
+            previous: previousSecretsKey?.trim()
+              ? secretsKeyBytes(PREVIOUS_SECRETS_KEY_VARIABLE, previousSecretsKey)
+              : undefined,
+          }
+        : undefined,
     });
     kc.loadFromFile(kubeLite.kubeconfigPath!);
     stage('kube-lite started');
@@ -274,7 +277,7 @@ async function main(): Promise<void> {
 /** The bytes of a secrets key from the environment or the data folder, or a ConfigError naming the variable. */
 function secretsKeyBytes(variable: string, text: string): Buffer {
   const decoded = decodeSecretsKey(text);
-  if ('problem' in decoded) throw new ConfigError(`invalid configuration: ${variable} ${decoded.problem}`);
+  if ('problem' in decoded) throw new ConfigError(`invalid configuration: ${variable}: ${decoded.problem}`);
   return decoded.key;
 }
 
