@@ -21,6 +21,7 @@ import { POD_RESOURCE, resourceKey } from '../registry.js';
 import type { RestStorage } from '../rest-storage.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import type { KubeObject } from '../types.js';
+import type { Lookup } from './config-sources.js';
 import { nowIso } from './container-status.js';
 import type { KubeletOptions } from './options.js';
 import { PodRunner } from './pod-runner.js';
@@ -32,6 +33,7 @@ export const BWRAP_MISSING_FOR_PODS =
 
 const POD_KEY = resourceKey(POD_RESOURCE);
 const SECRET_KEY = '/secrets';
+const CONFIGMAP_KEY = '/configmaps';
 const FINAL = new Set(['Succeeded', 'Failed']);
 
 export interface ExecTarget {
@@ -95,6 +97,22 @@ export class Kubelet {
     return out;
   }
 
+  /** The Secrets (data decoded) and ConfigMaps (data, binaryData for files) of `namespace`, as they are when asked. */
+  private lookup(namespace: string): Lookup {
+    return (kind, name, files) => {
+      const obj = this.store.get(kind === 'Secret' ? SECRET_KEY : CONFIGMAP_KEY, namespace, name) as
+        { data?: Record<string, string>; binaryData?: Record<string, string> } | undefined;
+      if (!obj) return undefined;
+      const keys = new Map<string, Buffer>();
+      for (const [k, v] of Object.entries(obj.data ?? {}))
+        keys.set(k, Buffer.from(String(v), kind === 'Secret' ? 'base64' : 'utf8'));
+      if (kind === 'ConfigMap' && files)
+        for (const [k, v] of Object.entries(obj.binaryData ?? {}))
+          keys.set(k, Buffer.from(String(v), 'base64'));
+      return keys;
+    };
+  }
+
   private onEvent(e: StoreEvent): void {
     const uid = e.object.metadata.uid!;
     if (e.type === 'DELETED' || e.object.metadata.deletionTimestamp) return void this.stopPod(uid);
@@ -122,6 +140,7 @@ export class Kubelet {
           cacheDir: path.join(this.options.dataDir, 'image-roots'),
           credentials: await this.credentials(pod),
         })(normalizeReference(image), machineArchitecture()),
+      lookup: this.lookup(pod.metadata.namespace!),
       onChange,
     });
     this.runners.set(uid, runner);

@@ -1,15 +1,21 @@
 // One Pod on this machine, from its folders to its last process. In `<podsDir>/<uid>`: `volumes/<name>`
 // (its emptyDirs; hostPath volumes are bound where they are), `containers/<name>/rootfs` (a writable
 // copy of the image's unpacked root per container, as the sandbox builder makes it) and
-// `logs/<name>.log`. The images are pulled first (a failure leaves the container waiting with
-// ErrImagePull and the pull's message), then the init containers run one after another to
-// completion, then the containers together; restartPolicy Always and OnFailure restart a container
-// (an init container only on failure) after a back-off of 1 s doubling up to 10 s. Past
+// `logs/<name>.log`; secret and configMap volumes are written into `volumes/<name>` once, before
+// any container (a missing source that is not optional holds the Pod in ContainerCreating and is
+// looked for again after a back-off) and mounted read-only. The images are pulled first: a failed
+// pull leaves the container waiting with ErrImagePull for a second, then ImagePullBackOff until the
+// next attempt, after a back-off of 1 s doubling up to 10 s. Then the init containers run one after
+// another to completion, then the containers together. Each start of a container works out its
+// environment again (config-sources.ts): a Secret, ConfigMap or key missing leaves it waiting with
+// CreateContainerConfigError, tried again after the same back-off. restartPolicy Always and
+// OnFailure restart a container (an init container only on failure) after that back-off too. Past
 // activeDeadlineSeconds the processes are ended and the Pod fails (DeadlineExceeded). `onChange` is
 // called whenever what status.ts reports may have moved.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -26,7 +32,22 @@ import {
   waitingStatus,
   type ContainerStatus,
 } from './container-status.js';
-import { ContainerConfigError, launchOf, podSpec, type ContainerSpec, type Launch } from './pod-spec.js';
+import {
+  ContainerConfigError,
+  MissingSourceError,
+  sourceRefusal,
+  writeSourceFiles,
+  type EnvContext,
+  type Lookup,
+} from './config-sources.js';
+import {
+  launchOf,
+  podSpec,
+  type ContainerSpec,
+  type Launch,
+  type Volume,
+  type VolumeDir,
+} from './pod-spec.js';
 
 const run = promisify(execFile);
 
@@ -37,12 +58,19 @@ export interface PodRunnerDeps {
   bwrap: string;
   /** The image's unpacked root, pulled with the Pod's credentials. */
   rootfs: (image: string) => Promise<ImageRoot>;
+  /** The Secrets and ConfigMaps of the Pod's namespace, as they are now. */
+  lookup: Lookup;
   onChange: () => void;
 }
 
 /** How long a container gets between SIGTERM and SIGKILL, whatever the Pod asks. */
 const MAX_GRACE_SECONDS = 3;
 const BACKOFF_MAX_MS = 10_000;
+/** How long a failed pull shows ErrImagePull before ImagePullBackOff. */
+const ERR_IMAGE_PULL_MS = 1_000;
+
+/** The back-off before attempt `attempt + 1`: 1 s doubling up to 10 s. */
+export const backoffMs = (attempt: number) => Math.min(BACKOFF_MAX_MS, 1000 * 2 ** attempt);
 
 export class PodRunner {
   phase: PodPhase = 'Pending';
@@ -54,6 +82,7 @@ export class PodRunner {
   readonly statuses: ContainerStatus[];
   readonly dir: string;
   private readonly launches = new Map<string, Launch>();
+  private readonly images = new Map<string, ImageRoot>();
   private readonly processes = new Set<ContainerProcess>();
   private readonly stopping = new AbortController();
   private lifecycle: Promise<void> = Promise.resolve();
@@ -149,17 +178,17 @@ export class PodRunner {
     if (!volumes) return;
     const inits = spec.initContainers ?? [];
     const ok =
-      (await this.prepare(inits, this.initStatuses, volumes)) &&
-      (await this.prepare(spec.containers, this.statuses, volumes));
+      (await this.prepare(inits, this.initStatuses)) && (await this.prepare(spec.containers, this.statuses));
     if (!ok || this.stopped) return;
     const policy = spec.restartPolicy ?? 'Always';
     for (const [i, c] of inits.entries()) {
       const code = await this.runContainer(
         c,
         this.initStatuses[i]!,
+        volumes,
         (exit) => exit !== 0 && policy !== 'Never',
       );
-      if (this.stopped) return;
+      if (this.stopped || code === undefined) return;
       if (code !== 0) {
         for (const s of this.statuses)
           setWaiting(s, 'Init:Error', `init container ${c.name} exited with code ${code}`);
@@ -167,69 +196,158 @@ export class PodRunner {
       }
     }
     this.initialized = true;
-    this.phase = 'Running';
+    this.deps.onChange();
     const codes = await Promise.all(
       spec.containers.map((c, i) =>
         this.runContainer(
           c,
           this.statuses[i]!,
+          volumes,
           (exit) => policy === 'Always' || (policy === 'OnFailure' && exit !== 0),
         ),
       ),
     );
-    if (this.stopped) return;
+    // A container that cannot be configured waits for good (its status says why), as the Pod does.
+    if (this.stopped || codes.includes(undefined)) return;
     clearTimeout(this.deadline);
     this.finish(codes.every((c) => c === 0) ? 'Succeeded' : 'Failed');
   }
 
-  private async makeVolumes(): Promise<Map<string, string> | undefined> {
-    const dirs = new Map<string, string>();
+  private async makeVolumes(): Promise<Map<string, VolumeDir> | undefined> {
+    const dirs = new Map<string, VolumeDir>();
     await fs.mkdir(path.join(this.dir, 'logs'), { recursive: true });
+    const projected: Volume[] = [];
     for (const v of podSpec(this.pod).volumes ?? []) {
+      const dir = path.join(this.dir, 'volumes', v.name);
       if (v.emptyDir) {
-        const dir = path.join(this.dir, 'volumes', v.name);
         await fs.mkdir(dir, { recursive: true, mode: 0o777 });
         await fs.chmod(dir, 0o777);
-        dirs.set(v.name, dir);
+        dirs.set(v.name, { dir });
         continue;
       }
-      const refused = v.hostPath ? await hostPathRefusal(v.hostPath) : undefined;
-      if (!v.hostPath || refused) {
-        const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
-        this.finish(
-          'Failed',
-          'UnsupportedVolume',
-          `volume ${v.name}: ${refused ?? `only emptyDir and hostPath volumes are supported, not ${kind}`}`,
-        );
+      const kind = v.secret ? 'Secret' : v.configMap ? 'ConfigMap' : undefined;
+      let refused: string | undefined;
+      if (kind) refused = sourceRefusal(kind, (v.secret ?? v.configMap)!);
+      else if (v.hostPath) refused = await hostPathRefusal(v.hostPath);
+      else {
+        const other = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
+        refused = `only emptyDir, hostPath, secret and configMap volumes are supported, not ${other}`;
+      }
+      if (refused) {
+        this.finish('Failed', 'UnsupportedVolume', `volume ${v.name}: ${refused}`);
         return undefined;
       }
-      dirs.set(v.name, v.hostPath.path);
+      if (kind) {
+        projected.push(v);
+        dirs.set(v.name, { dir, readOnly: true });
+      } else dirs.set(v.name, { dir: v.hostPath!.path });
     }
-    return dirs;
+    return (await this.writeProjected(projected)) ? dirs : undefined;
   }
 
-  /** Pulls and copies the images of `containers`; false when one cannot be (its status says why). */
-  private async prepare(
-    containers: ContainerSpec[],
-    statuses: ContainerStatus[],
-    volumes: Map<string, string>,
-  ): Promise<boolean> {
-    for (const [i, c] of containers.entries()) {
+  /**
+   * Writes the files of the secret and configMap volumes; while a source is missing, the containers
+   * wait (ContainerCreating, the message naming it) and it is looked for again after a back-off.
+   */
+  private async writeProjected(volumes: Volume[]): Promise<boolean> {
+    const namespace = this.pod.metadata.namespace!;
+    const waiting = () => [...this.initStatuses, ...this.statuses].filter((s) => 'waiting' in s.state);
+    for (let attempt = 0; ; attempt++) {
       if (this.stopped) return false;
-      const status = statuses[i]!;
-      let image: ImageRoot;
-      try {
-        image = await this.deps.rootfs(c.image);
-      } catch (e) {
-        setWaiting(status, 'ErrImagePull', `failed to pull image "${c.image}": ${(e as Error).message}`);
-        this.deps.onChange();
-        return false;
+      let missing: string | undefined;
+      for (const v of volumes) {
+        const dir = path.join(this.dir, 'volumes', v.name);
+        await removeTree(dir);
+        try {
+          const kind = v.secret ? 'Secret' : 'ConfigMap';
+          await writeSourceFiles(this.deps.lookup, namespace, kind, (v.secret ?? v.configMap)!, dir);
+        } catch (e) {
+          if (!(e instanceof MissingSourceError)) throw e;
+          missing = `MountVolume.SetUp failed for volume "${v.name}": ${e.message}`;
+          break;
+        }
       }
+      if (!missing && attempt === 0) return true;
+      for (const s of waiting()) if ('waiting' in s.state) setWaiting(s, s.state.waiting.reason, missing);
+      this.deps.onChange();
+      if (!missing) return true;
+      if (!(await this.pause(backoffMs(attempt)))) return false;
+    }
+  }
+
+  /** Waits `ms`; false when the Pod stopped meanwhile. */
+  private async pause(ms: number): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal: this.stopping.signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Pulls and copies the images of `containers`, each pull tried again after a back-off while it
+   * fails (ErrImagePull, then ImagePullBackOff); false when the Pod stopped meanwhile.
+   */
+  private async prepare(containers: ContainerSpec[], statuses: ContainerStatus[]): Promise<boolean> {
+    for (const [i, c] of containers.entries()) {
+      const image = await this.pull(c, statuses[i]!);
+      if (!image) return false;
       const root = path.join(this.dir, 'containers', c.name, 'rootfs');
+      await fs.mkdir(path.dirname(root), { recursive: true });
+      await run('cp', ['-a', '--reflink=auto', image.root, root]);
+      this.images.set(c.name, image);
+    }
+    return true;
+  }
+
+  private async pull(c: ContainerSpec, status: ContainerStatus): Promise<ImageRoot | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      if (this.stopped) return undefined;
       try {
-        const launch = launchOf(this.pod, c, image.config, root, volumes);
-        await fs.mkdir(path.dirname(root), { recursive: true });
-        await run('cp', ['-a', '--reflink=auto', image.root, root]);
+        const image = await this.deps.rootfs(c.image);
+        if (attempt > 0) {
+          setWaiting(
+            status,
+            this.initialized || !this.initStatuses.length ? 'ContainerCreating' : 'PodInitializing',
+          );
+          this.deps.onChange();
+        }
+        return image;
+      } catch (e) {
+        if (this.stopped) return undefined;
+        const failure = `failed to pull image "${c.image}": ${(e as Error).message}`;
+        setWaiting(status, 'ErrImagePull', failure);
+        this.deps.onChange();
+        if (!(await this.pause(ERR_IMAGE_PULL_MS))) return undefined;
+        setWaiting(
+          status,
+          'ImagePullBackOff',
+          `Back-off pulling image "${c.image}": ErrImagePull: ${failure}`,
+        );
+        this.deps.onChange();
+        if (!(await this.pause(backoffMs(attempt)))) return undefined;
+      }
+    }
+  }
+
+  /**
+   * The launch of `c` for its next start, its environment read again; while a Secret, ConfigMap or
+   * key is missing the container waits (CreateContainerConfigError) and it is tried again after a
+   * back-off. Undefined when the Pod stopped or `c` cannot be configured at all (its status says why).
+   */
+  private async configure(
+    c: ContainerSpec,
+    status: ContainerStatus,
+    volumes: Map<string, VolumeDir>,
+  ): Promise<Launch | undefined> {
+    const image = this.images.get(c.name)!;
+    const root = path.join(this.dir, 'containers', c.name, 'rootfs');
+    const ctx: EnvContext = { pod: this.pod, lookup: this.deps.lookup, capacity: NODE_CAPACITY };
+    for (let attempt = 0; ; attempt++) {
+      if (this.stopped) return undefined;
+      try {
+        const launch = launchOf(ctx, c, image.config, root, volumes);
         for (const b of launch.binds)
           if (!existsSync(b.hostPath)) await fs.mkdir(b.hostPath, { recursive: true });
         if (launch.command.length === 0)
@@ -237,30 +355,37 @@ export class PodRunner {
             `image ${c.image} has no Entrypoint or Cmd and the container no command`,
           );
         this.launches.set(c.name, launch);
+        return launch;
       } catch (e) {
         if (!(e instanceof ContainerConfigError)) throw e;
         setWaiting(status, 'CreateContainerConfigError', e.message);
         this.deps.onChange();
-        return false;
+        if (!(e instanceof MissingSourceError)) return undefined;
+        if (!(await this.pause(backoffMs(attempt)))) return undefined;
       }
     }
-    return true;
   }
 
-  /** Runs `c` until it exits for good; answers its last exit code. */
+  /**
+   * Runs `c` until it exits for good; answers its last exit code, or undefined when it cannot be
+   * configured (it stays waiting, its status saying why).
+   */
   private async runContainer(
     c: ContainerSpec,
     status: ContainerStatus,
+    volumes: Map<string, VolumeDir>,
     again: (exit: number) => boolean,
-  ): Promise<number> {
-    const launch = this.launches.get(c.name)!;
+  ): Promise<number | undefined> {
     const logPath = this.logPath(c.name);
     for (let attempt = 0; ; attempt++) {
       if (this.stopped) return 137;
+      const launch = await this.configure(c, status, volumes);
+      if (!launch) return this.stopped ? 137 : undefined;
       if (attempt > 0) status.restartCount++;
       const proc = startContainer(this.deps.bwrap, launch, logPath, this.dir);
       this.processes.add(proc);
       setRunning(status, `kube-lite://${this.pod.metadata.uid}/${c.name}/${attempt}`);
+      if (this.initialized) this.phase = 'Running';
       this.deps.onChange();
       const code = await proc.exited;
       this.processes.delete(proc);
@@ -270,17 +395,16 @@ export class PodRunner {
         this.deps.onChange();
         return code;
       }
-      const backoff = Math.min(BACKOFF_MAX_MS, 1000 * 2 ** attempt);
+      const backoff = backoffMs(attempt);
       setRestarting(status, backoff / 1000, this.pod.metadata.name!);
       this.deps.onChange();
-      try {
-        await sleep(backoff, undefined, { signal: this.stopping.signal });
-      } catch {
-        return code;
-      }
+      if (!(await this.pause(backoff))) return code;
     }
   }
 }
+
+/** What a container without limits may use: this machine's cores and memory. */
+const NODE_CAPACITY = { cpu: os.cpus().length, memory: os.totalmem() };
 
 /** Why a hostPath volume cannot be bound (its type says what must be there), or nothing. */
 async function hostPathRefusal(source: { path: string; type?: string }): Promise<string | undefined> {

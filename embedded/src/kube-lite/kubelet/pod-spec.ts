@@ -1,10 +1,20 @@
 // The part of a v1 Pod's spec the kubelet honours, and how one container's launch is worked out
 // from it and its image: the command (image Entrypoint/Cmd when absent, `$(VAR)` expanded as the
-// kubelet does), the environment, the user (container securityContext over the Pod's over the
+// kubelet does), the environment (envFrom, then env with its valueFrom: config-sources.ts), the user (container securityContext over the Pod's over the
 // image's numeric User, else root of the user namespace), the working folder and the volume binds.
 import path from 'node:path';
 import type { ImageRuntimeConfig } from '@sandflow/images';
 import type { KubeObject } from '../types.js';
+import {
+  ContainerConfigError,
+  envFrom,
+  valueFrom,
+  type EnvContext,
+  type EnvFromSource,
+  type ProjectedSource,
+} from './config-sources.js';
+
+export { ContainerConfigError } from './config-sources.js';
 
 export interface SecurityContext {
   runAsUser?: number;
@@ -31,6 +41,8 @@ export interface ContainerSpec {
   args?: string[];
   workingDir?: string;
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  resources?: { limits?: Record<string, unknown>; requests?: Record<string, unknown> };
   volumeMounts?: VolumeMount[];
   securityContext?: SecurityContext;
 }
@@ -39,6 +51,8 @@ export interface Volume {
   name: string;
   emptyDir?: Record<string, unknown>;
   hostPath?: { path: string; type?: string };
+  secret?: ProjectedSource;
+  configMap?: ProjectedSource;
   [source: string]: unknown;
 }
 
@@ -71,9 +85,6 @@ export interface Launch {
   command: string[];
 }
 
-/** Why a container cannot be configured (the kubelet's CreateContainerConfigError). */
-export class ContainerConfigError extends Error {}
-
 const expand = (s: string, env: Record<string, string>) =>
   s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name: string | undefined) =>
     m === '$$' ? '$' : name !== undefined && name in env ? env[name]! : m,
@@ -85,34 +96,57 @@ function numericUser(user: string | undefined): [number | undefined, number | un
   return [num(u), num(g)];
 }
 
+/** A Pod volume on the host: its folder, and whether it is mounted read-only whatever the mount says. */
+export interface VolumeDir {
+  dir: string;
+  readOnly?: boolean;
+}
+
+/**
+ * The environment of container `c`: `envFrom` first, then `env` in order (`$(VAR)` expanded over
+ * what comes before it); an optional source that is missing sets nothing.
+ */
+export function containerEnv(ctx: EnvContext, c: ContainerSpec): Record<string, string> {
+  const env = envFrom(ctx, c.envFrom);
+  if (c.env !== undefined && !Array.isArray(c.env)) throw new ContainerConfigError('env must be a list');
+  for (const e of c.env ?? []) {
+    if (typeof e?.name !== 'string' || e.name === '')
+      throw new ContainerConfigError('env[].name is required');
+    if (e.valueFrom !== undefined) {
+      const value = valueFrom(ctx, c, e.name, e.valueFrom);
+      if (value !== undefined) env[e.name] = value;
+    } else env[e.name] = expand(e.value ?? '', env);
+  }
+  return env;
+}
+
 /**
  * The launch of container `c` of `pod` over its writable root; `volumeDirs` maps the Pod's volume
- * names to host folders. Throws ContainerConfigError for what the kubelet cannot honour.
+ * names to host folders. Throws ContainerConfigError for what the kubelet cannot honour (a
+ * MissingSourceError for a Secret, ConfigMap or key not there yet).
  */
 export function launchOf(
-  pod: KubeObject,
+  ctx: EnvContext,
   c: ContainerSpec,
   image: ImageRuntimeConfig,
   root: string,
-  volumeDirs: Map<string, string>,
+  volumeDirs: Map<string, VolumeDir>,
 ): Launch {
+  const pod = ctx.pod;
   const spec = podSpec(pod);
-  const env: Record<string, string> = {};
-  for (const e of c.env ?? []) {
-    if (e.valueFrom !== undefined)
-      throw new ContainerConfigError(`env ${e.name}: valueFrom is not supported by kube-lite's kubelet`);
-    env[e.name] = expand(e.value ?? '', env);
-  }
+  const env = containerEnv(ctx, c);
   const binds: Launch['binds'] = [];
   for (const m of c.volumeMounts ?? []) {
-    const dir = volumeDirs.get(m.name);
-    if (!dir) throw new ContainerConfigError(`volumeMount ${m.name}: no such volume in the pod`);
+    const volume = volumeDirs.get(m.name);
+    if (!volume) throw new ContainerConfigError(`volumeMount ${m.name}: no such volume in the pod`);
+    const dir = volume.dir;
     if (!path.posix.isAbsolute(m.mountPath))
       throw new ContainerConfigError(`volumeMount ${m.name}: mountPath ${m.mountPath} is not absolute`);
     if (m.subPath !== undefined && (m.subPath.split('/').includes('..') || path.posix.isAbsolute(m.subPath)))
       throw new ContainerConfigError(`volumeMount ${m.name}: subPath ${m.subPath} leaves the volume`);
     const hostPath = m.subPath ? path.join(dir, m.subPath) : dir;
-    binds.push({ hostPath, mountPath: m.mountPath, ...(m.readOnly ? { readOnly: true } : {}) });
+    const readOnly = m.readOnly || volume.readOnly;
+    binds.push({ hostPath, mountPath: m.mountPath, ...(readOnly ? { readOnly: true } : {}) });
   }
   const [imageUid, imageGid] = numericUser(image.User);
   const uid = c.securityContext?.runAsUser ?? spec.securityContext?.runAsUser ?? imageUid ?? 0;

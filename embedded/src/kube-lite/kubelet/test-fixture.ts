@@ -40,8 +40,11 @@ export interface Fixture {
   /** The busybox image in `registry`. */
   image: string;
   registry: TestRegistry;
-  /** Pushes the busybox image to another registry (under the same name); answers its reference there. */
-  pushTo(host: string, credentials?: Credentials): Promise<string>;
+  /**
+   * Pushes the busybox image to a registry, under the fixture's name or `reference`
+   * (`repository:tag`); answers its reference there.
+   */
+  pushTo(host: string, credentials?: Credentials, reference?: string): Promise<string>;
   /** Starts kube-lite with its kubelet on the fixture's data folder and database. */
   boot(): Promise<Node>;
   cleanup(): Promise<void>;
@@ -55,9 +58,9 @@ export async function setUp(prefix: string, options: { reference?: string } = {}
   const registry = await startRegistry();
   const built = await buildBusyboxImage(path.join(tmp, 'hack-images'));
   const [builtRepository, builtTag] = BUSYBOX_REFERENCE.split(':') as [string, string];
-  const [repository, tag] = reference.split(':');
-  if (!repository || !tag) throw new Error(`setUp: ${reference} is not repository:tag`);
-  const pushTo: Fixture['pushTo'] = async (host, credentials) => {
+  const pushTo: Fixture['pushTo'] = async (host, credentials, as = reference) => {
+    const [repository, tag] = as.split(':');
+    if (!repository || !tag) throw new Error(`setUp: ${as} is not repository:tag`);
     await copyImage({
       from: new LayoutStore(built.oci),
       fromRepository: builtRepository,
@@ -66,7 +69,7 @@ export async function setUp(prefix: string, options: { reference?: string } = {}
       toRepository: repository,
       tag,
     });
-    return `${host}/${reference}`;
+    return `${host}/${as}`;
   };
   const image = await pushTo(registry.host);
   return {
