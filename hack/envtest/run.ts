@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,17 +94,55 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 // ---------------------------------------------------------------- helpers ---
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
+// All n ports are held open together, so they are distinct from each other.
+// Another process may still take one between our close and the child's bind;
+// startOnFreePorts retries that case.
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Server>((res, rej) => {
+          const srv = createServer();
+          srv.unref();
+          srv.on('error', rej);
+          srv.listen(0, '127.0.0.1', () => res(srv));
+        }),
+    ),
+  );
+  const ports = servers.map((srv) => {
+    const addr = srv.address();
+    return typeof addr === 'object' && addr ? addr.port : 0;
   });
+  await Promise.all(servers.map((srv) => new Promise((res) => srv.close(res))));
+  return ports;
+}
+
+// Starts a server on fresh ports and waits until it is ready; when it dies
+// because a port was taken meanwhile, tries again on other ports.
+async function startOnFreePorts(
+  name: string,
+  count: number,
+  launch: (ports: number[], attempt: number) => { proc: ChildProcess; ready: () => Promise<boolean> },
+  timeoutMs: number,
+): Promise<{ proc: ChildProcess; ports: number[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = await freePorts(count);
+    const { proc, ready } = launch(ports, attempt);
+    try {
+      await waitFor(name, proc, ready, timeoutMs);
+      return { proc, ports };
+    } catch (e) {
+      const output = tail(name);
+      if (attempt < 3 && !alive(proc) && output.includes('address already in use')) {
+        log(`${name}: a port was taken before it could bind (${ports.join(', ')}); trying other ports`);
+        if (tmp) writeFileSync(join(tmp, `${name}.log`), '');
+        continue;
+      }
+      console.error(output);
+      throw e;
+    }
+  }
 }
 
 function run(cmd: string, args: string[], opts: { quiet?: boolean; input?: string } = {}): string {
@@ -283,71 +321,70 @@ function certs(dir: string): { ca: string; cert: string; key: string } {
 async function main(): Promise<number> {
   const bin = await binaries();
   const s0 = Date.now();
-  tmp = mkdtempSync(join(tmpdir(), 'sandflow-envtest-'));
+  const dir = mkdtempSync(join(tmpdir(), 'sandflow-envtest-'));
+  tmp = dir;
   const { ca, cert, key } = certs(tmp);
   const caPem = readFileSync(ca, 'utf8');
   const token = `sandflow-admin-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   writeFileSync(join(tmp, 'tokens.csv'), `${token},sandflow-admin,sandflow-admin,"system:masters"\n`);
 
-  const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
-
-  const etcd = start('etcd', join(bin, 'etcd'), [
-    '--name=default',
-    `--data-dir=${join(tmp, 'etcd')}`,
-    `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
-    `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
-    `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
-    `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
-    `--initial-cluster=default=http://127.0.0.1:${etcdPeer}`,
-    '--unsafe-no-fsync=true', // throwaway data: trade durability for speed
-    '--log-level=warn',
-  ]);
-  try {
-    await waitFor(
-      'etcd',
-      etcd,
-      async () => (await get(`http://127.0.0.1:${etcdClient}/health`)).body.includes('"true"'),
-      30_000,
-    );
-  } catch (e) {
-    console.error(tail('etcd'));
-    throw e;
-  }
+  const {
+    proc: etcd,
+    ports: [etcdClient],
+  } = await startOnFreePorts(
+    'etcd',
+    2,
+    ([client, peer], attempt) => ({
+      proc: start('etcd', join(bin, 'etcd'), [
+        '--name=default',
+        `--data-dir=${join(dir, `etcd-${attempt}`)}`,
+        `--listen-client-urls=http://127.0.0.1:${client}`,
+        `--advertise-client-urls=http://127.0.0.1:${client}`,
+        `--listen-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+        `--initial-cluster=default=http://127.0.0.1:${peer}`,
+        '--unsafe-no-fsync=true', // throwaway data: trade durability for speed
+        '--log-level=warn',
+      ]),
+      ready: async () => (await get(`http://127.0.0.1:${client}/health`)).body.includes('"true"'),
+    }),
+    30_000,
+  );
   log(`etcd ready on 127.0.0.1:${etcdClient} (${secs(s0)})`);
 
-  const apiserver = start('kube-apiserver', join(bin, 'kube-apiserver'), [
-    `--etcd-servers=http://127.0.0.1:${etcdClient}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    `--secure-port=${apiPort}`,
-    `--tls-cert-file=${cert}`,
-    `--tls-private-key-file=${key}`,
-    `--client-ca-file=${ca}`,
-    `--token-auth-file=${join(tmp, 'tokens.csv')}`,
-    '--authorization-mode=RBAC', // the admin token is in system:masters
-    `--service-account-key-file=${join(tmp, 'sa.pub')}`,
-    `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-cluster-ip-range=${SERVICE_CIDR}`,
-    // No controller-manager runs, so nothing would create the `default`
-    // ServiceAccount that this admission plugin insists on (same as envtest).
-    '--disable-admission-plugins=ServiceAccount',
-    '--allow-privileged=true',
-    '--profiling=false',
-    ...(process.env.ENVTEST_APISERVER_ARGS ?? '').split(' ').filter(Boolean),
-    `--cert-dir=${join(tmp, 'cert-dir')}`,
-  ]);
-  try {
-    await waitFor(
-      'kube-apiserver',
-      apiserver,
-      async () => (await get(`https://127.0.0.1:${apiPort}/readyz`, { ca: caPem, token })).status === 200,
-      120_000,
-    );
-  } catch (e) {
-    console.error(tail('kube-apiserver'));
-    throw e;
-  }
+  const {
+    proc: apiserver,
+    ports: [apiPort],
+  } = await startOnFreePorts(
+    'kube-apiserver',
+    1,
+    ([port]) => ({
+      proc: start('kube-apiserver', join(bin, 'kube-apiserver'), [
+        `--etcd-servers=http://127.0.0.1:${etcdClient}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${port}`,
+        `--tls-cert-file=${cert}`,
+        `--tls-private-key-file=${key}`,
+        `--client-ca-file=${ca}`,
+        `--token-auth-file=${join(dir, 'tokens.csv')}`,
+        '--authorization-mode=RBAC', // the admin token is in system:masters
+        `--service-account-key-file=${join(dir, 'sa.pub')}`,
+        `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        // No controller-manager runs, so nothing would create the `default`
+        // ServiceAccount that this admission plugin insists on (same as envtest).
+        '--disable-admission-plugins=ServiceAccount',
+        '--allow-privileged=true',
+        '--profiling=false',
+        ...(process.env.ENVTEST_APISERVER_ARGS ?? '').split(' ').filter(Boolean),
+        `--cert-dir=${join(dir, 'cert-dir')}`,
+      ]),
+      ready: async () => (await get(`https://127.0.0.1:${port}/readyz`, { ca: caPem, token })).status === 200,
+    }),
+    120_000,
+  );
   log(`kube-apiserver ready on https://127.0.0.1:${apiPort} (${secs(s0)})`);
 
   const kubeconfig = join(tmp, 'kubeconfig');
