@@ -15,6 +15,18 @@ export function formatTime(value: string | Date): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** DD/MM, a day on a chart's time axis. */
+export function formatDayMonth(value: string | Date | number): string {
+  const d = new Date(value);
+  return `${pad(d.getDate())}/${pad(d.getMonth() + 1)}`;
+}
+
+/** HH:mm (24 hours), an hour on a chart's time axis. */
+export function formatHourMinute(value: string | Date | number): string {
+  const d = new Date(value);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** DD/MM/YYYY HH:mm:ss (spec 1 §9). */
 export const formatDateTime = (value: string | Date) => `${formatDate(value)} ${formatTime(value)}`;
 

@@ -16,6 +16,7 @@ import {
 } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatDateTime } from '../../lib/datetime';
 import { useSessionRuns } from '../sessions/queries';
 import type { SessionItem } from '../sessions/types';
 import { CategoryBars, PALETTE } from './charts';
@@ -56,7 +57,6 @@ function RunRow({
   onRemove: () => void;
 }) {
   const { t } = useTranslation('dashboard');
-  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
   const query = parseRunQuery(text);
   const session = sessions.find((s) => same(s.name, query.session));
   const runs = useSessionRuns(session?.type ?? 'schedule', session?.uuid ?? '', Boolean(session));
@@ -88,7 +88,7 @@ function RunRow({
       const names =
         query.run === null
           ? sessionMatches.map((s) => s.name)
-          : runMatches.map((run) => `${runName(run)} (${when.format(Date.parse(run.start))})`);
+          : runMatches.map((run) => `${runName(run)} (${formatDateTime(run.start)})`);
       helper = names.slice(0, 3).join(', ') + (names.length > 3 ? ', …' : '');
     }
   }

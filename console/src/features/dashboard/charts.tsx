@@ -17,6 +17,7 @@ import {
   YAxis,
 } from 'recharts';
 import type { ReactElement } from 'react';
+import { formatDateTime, formatDayMonth, formatHourMinute } from '../../lib/datetime';
 import type { SeriesRow, Usage } from './shape';
 import { CHART_HEIGHT } from './ChartPanel';
 
@@ -214,11 +215,8 @@ export function LimitLines({
   hourly: boolean;
 }) {
   const axis = useAxis();
-  const format = new Intl.DateTimeFormat(
-    undefined,
-    hourly ? { hour: '2-digit', minute: '2-digit' } : { day: '2-digit', month: 'short' },
-  );
-  const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // Spec 1 §9's DD/MM/YYYY HH:mm:ss, not the browser's locale (which may not be the console's language).
+  const tick = hourly ? formatHourMinute : formatDayMonth;
   const top = Math.max(limit, ...rows.flatMap((row) => series.map((s) => row[s.key] ?? 0)));
   return (
     <Sized>
@@ -231,7 +229,7 @@ export function LimitLines({
           domain={['dataMin', 'dataMax']}
           tick={axis.tick}
           stroke={axis.stroke}
-          tickFormatter={(value: number) => format.format(value)}
+          tickFormatter={(value: number) => tick(value)}
           minTickGap={24}
         />
         <YAxis
@@ -242,7 +240,7 @@ export function LimitLines({
         />
         <Tooltip
           {...axis.tooltip}
-          labelFormatter={(value) => full.format(Number(value))}
+          labelFormatter={(value) => formatDateTime(new Date(Number(value)))}
           formatter={(value) => `${String(value)} ${unit}`}
         />
         <Legend wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
