@@ -7,6 +7,7 @@ import { coreVersions, group, groupList, KUBE_VERSION, resourceList } from './di
 import { StatusError, badRequest, methodNotAllowed, unauthorized } from './errors.js';
 import { openApiV3Document, openApiV3Paths, openApiV3Root } from './openapi.js';
 import type { ExecServer } from './kubelet/exec-server.js';
+import type { PodLogStream } from './kubelet/pod-log.js';
 import type { ResourceInfo, ResourceRegistry } from './registry.js';
 import {
   decodeBody,
@@ -31,8 +32,8 @@ export interface HttpDeps {
   registry: ResourceRegistry;
   log: Logger;
   address: () => string;
-  /** `pods/log` when the kubelet runs (kubelet/kubelet.ts). */
-  podLog?: ((namespace: string, name: string, q: URLSearchParams) => Promise<Buffer>) | undefined;
+  /** `pods/log` when the kubelet runs (kubelet/kubelet.ts, kubelet/pod-log.ts). */
+  podLog?: ((namespace: string, name: string, q: URLSearchParams) => Promise<PodLogStream>) | undefined;
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -102,14 +103,12 @@ export function createHandler(deps: HttpDeps) {
     }
     const logOf = deps.podLog && req.method === 'GET' ? LOG_PATH.exec(pathname) : null;
     if (logOf) {
-      const body = await deps.podLog!(
+      const log = await deps.podLog!(
         decodeURIComponent(logOf[1]!),
         decodeURIComponent(logOf[2]!),
         url.searchParams,
       );
-      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(body.length) });
-      res.end(body);
-      return;
+      return sendLog(res, log);
     }
     const path = parseResourcePath(pathname);
     if (!path) throw notServed();
@@ -302,6 +301,43 @@ export function createHandler(deps: HttpDeps) {
 }
 
 const LOG_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/;
+
+/**
+ * A `pods/log` body, chunked as it is read (with `follow`, each piece flushed as the container
+ * writes it), waiting for the client to drain what it was sent; it stops reading (the log file
+ * closed, its follow unhooked) as soon as the client goes away.
+ */
+async function sendLog(res: ServerResponse, log: PodLogStream): Promise<void> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.once('close', onClose);
+  try {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    for await (const chunk of log.read(gone.signal)) {
+      if (gone.signal.aborted) break;
+      if (!res.write(chunk)) await drained(res, gone.signal);
+    }
+    if (!gone.signal.aborted) res.end();
+  } finally {
+    res.off('close', onClose);
+    gone.abort();
+  }
+}
+
+/** Resolves once `res` drained or `signal` aborted, whichever first. */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+    if (signal.aborted) done();
+  });
+}
 const EXEC_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec\/?$/;
 
 /** Answers an upgrade request with a Status instead (nothing was upgraded). */

@@ -1,9 +1,11 @@
 // One run of a container: its bwrap (the runtime's sandbox over the container's writable root, see
-// bwrap/sandbox.ts), leader of its own process group, stdout and stderr appended to the
-// container's log file. /tmp is the root's own, so execs into the container share it.
+// bwrap/sandbox.ts), leader of its own process group, stdout and stderr on one pipe that kube-lite
+// reads into the run's log file in the CRI format (pod-log.ts). /tmp is the root's own, so execs into
+// the container share it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { DEFAULT_PATH, sandboxArgs } from '../../bwrap/sandbox.js';
+import { ContainerLog } from './pod-log.js';
 import type { Launch } from './pod-spec.js';
 
 export interface ContainerProcess {
@@ -59,46 +61,61 @@ export function bwrapArgv(launch: Launch, command: string[]): string[] {
   ];
 }
 
+/**
+ * Node gives a child one pipe per stream; to keep the order in which the container interleaves its
+ * stdout and stderr (the kubelet's two pipes can reorder them), bwrap is started through the host's
+ * /bin/sh, which points fd 2 at the stdout pipe and execs bwrap in its place (same pid and group).
+ */
+const ONE_PIPE = ['-c', 'exec 2>&1; exec "$@"', 'sh'];
+
 export function startContainer(
   bwrap: string,
   launch: Launch,
   logPath: string,
   cwd: string,
 ): ContainerProcess {
-  const log = fs.openSync(logPath, 'a');
+  const log = new ContainerLog(logPath);
+  let child;
   try {
-    const child = spawn(bwrap, bwrapArgv(launch, launch.command), {
+    child = spawn('/bin/sh', [...ONE_PIPE, bwrap, ...bwrapArgv(launch, launch.command)], {
       cwd,
       detached: true,
-      stdio: ['ignore', log, log],
+      stdio: ['ignore', 'pipe', 'ignore'],
       env: { PATH: process.env.PATH ?? DEFAULT_PATH },
     });
-    const exited = new Promise<number>((resolve) => {
-      child.once('error', (e) => {
-        fs.appendFileSync(logPath, `kube-lite: cannot start ${bwrap}: ${e.message}\n`);
-        resolve(128);
-      });
-      child.once('exit', (code, signal) => resolve(exitCodeOf(code, signal)));
-    });
-    const pid = child.pid ?? -1;
-    return {
-      pid,
-      exited,
-      signal(sig) {
-        if (pid <= 0) return;
-        // bwrap dies of SIGTERM and takes the container with it (--die-with-parent): a graceful
-        // stop signals the container's own processes, bwrap ends when they have.
-        const targets = sig === 'SIGKILL' ? [-pid] : groupMembers(pid).filter((p) => !isBwrap(p));
-        for (const target of targets.length > 0 ? targets : [-pid]) {
-          try {
-            process.kill(target, sig);
-          } catch {
-            // already gone
-          }
-        }
-      },
-    };
-  } finally {
-    fs.closeSync(log);
+  } catch (e) {
+    log.end();
+    throw e;
   }
+  child.stdout!.on('data', (chunk: Buffer) => log.write(chunk));
+  // 'close' comes once the process exited and its pipe is drained: the log is complete then.
+  const exited = new Promise<number>((resolve) => {
+    child.once('error', (e) => {
+      log.note(`kube-lite: cannot start ${bwrap}: ${e.message}`);
+      log.end();
+      resolve(128);
+    });
+    child.once('close', (code, signal) => {
+      log.end();
+      resolve(exitCodeOf(code, signal));
+    });
+  });
+  const pid = child.pid ?? -1;
+  return {
+    pid,
+    exited,
+    signal(sig) {
+      if (pid <= 0) return;
+      // bwrap dies of SIGTERM and takes the container with it (--die-with-parent): a graceful
+      // stop signals the container's own processes, bwrap ends when they have.
+      const targets = sig === 'SIGKILL' ? [-pid] : groupMembers(pid).filter((p) => !isBwrap(p));
+      for (const target of targets.length > 0 ? targets : [-pid]) {
+        try {
+          process.kill(target, sig);
+        } catch {
+          // already gone
+        }
+      }
+    },
+  };
 }

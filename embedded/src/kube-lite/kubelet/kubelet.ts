@@ -24,6 +24,7 @@ import type { KubeObject } from '../types.js';
 import type { Lookup } from './config-sources.js';
 import { nowIso } from './container-status.js';
 import type { KubeletOptions } from './options.js';
+import { parseLogOptions, readContainerLog, type PodLogStream } from './pod-log.js';
 import { PodRunner } from './pod-runner.js';
 import { podSpec, type Launch } from './pod-spec.js';
 import { StatusWriter, lostStatus, podStatus } from './status.js';
@@ -185,29 +186,17 @@ export class Kubelet {
   }
 
   /**
-   * `pods/log`: what the container wrote (stdout and stderr, every run of it), optionally only its
-   * last `tailLines` lines or `limitBytes` bytes. `follow` and `previous` are not served.
+   * `pods/log` as kube-apiserver and the kubelet serve it (pod-log.ts): the options checked first
+   * (400/422), then the Pod and container (404/400), then the run to read (the current one, or the
+   * previous with `previous`); its output is read when the stream is.
    */
-  async podLog(namespace: string, name: string, q: URLSearchParams): Promise<Buffer> {
-    for (const unsupported of ['follow', 'previous'])
-      if (['true', '1'].includes(q.get(unsupported) ?? ''))
-        throw badRequest(`${unsupported}=true is not served by kube-lite's kubelet`);
-    const { container, runner } = this.pick(namespace, name, q.get('container') ?? undefined, true);
+  async podLog(namespace: string, name: string, q: URLSearchParams): Promise<PodLogStream> {
+    const options = parseLogOptions(name, q);
+    const { container, runner } = this.pick(namespace, name, options.container, true);
     if (!runner)
       throw badRequest(`the logs of container ${container} in pod ${name} are gone (kube-lite restarted)`);
-    let bytes: Buffer;
-    try {
-      bytes = await fs.readFile(runner.logPath(container));
-    } catch {
-      bytes = Buffer.alloc(0);
-    }
-    const tail = q.get('tailLines');
-    if (tail !== null && Number(tail) >= 0) {
-      const lines = bytes.toString('utf8').split(/(?<=\n)/);
-      bytes = Buffer.from(Number(tail) === 0 ? '' : lines.slice(-Number(tail)).join(''));
-    }
-    const limit = Number(q.get('limitBytes') ?? 0);
-    return limit > 0 ? bytes.subarray(0, limit) : bytes;
+    const file = runner.logFile(container, options.previous);
+    return { follow: options.follow, read: (signal) => readContainerLog(file, options, signal) };
   }
 
   /** Where an exec into `container` of the Pod runs; a Status error the client sees when it cannot. */

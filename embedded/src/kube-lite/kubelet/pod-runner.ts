@@ -1,7 +1,8 @@
 // One Pod on this machine, from its folders to its last process. In `<podsDir>/<uid>`: `volumes/<name>`
 // (its emptyDirs; hostPath volumes are bound where they are), `containers/<name>/rootfs` (a writable
 // copy of the image's unpacked root per container, as the sandbox builder makes it) and
-// `logs/<name>.log`; secret and configMap volumes are written into `volumes/<name>` once, before
+// `logs/<name>/<restartCount>.log` (each run's output in the CRI format, pod-log.ts; the current and
+// the previous run are kept, as the kubelet keeps them); secret and configMap volumes are written into `volumes/<name>` once, before
 // any container (a missing source that is not optional holds the Pod in ContainerCreating and is
 // looked for again after a back-off) and mounted read-only. The images are pulled first: a failed
 // pull leaves the container waiting with ErrImagePull for a second, then ImagePullBackOff until the
@@ -21,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { ImageRoot } from '@sandflow/images';
 import { removeTree } from '../../builder/reap.js';
+import { StatusError } from '../errors.js';
 import type { KubeObject } from '../types.js';
 import { startContainer, type ContainerProcess } from './container-process.js';
 import {
@@ -48,6 +50,7 @@ import {
   type Volume,
   type VolumeDir,
 } from './pod-spec.js';
+import { logRun } from './pod-log.js';
 
 const run = promisify(execFile);
 
@@ -116,9 +119,24 @@ export class PodRunner {
     });
   }
 
-  /** Where a container's stdout and stderr go, every run of it. */
-  logPath(container: string): string {
-    return path.join(this.dir, 'logs', `${container}.log`);
+  /** Where the stdout and stderr of run `run` (its restartCount) of a container go. */
+  logPath(container: string, run: number): string {
+    return path.join(this.dir, 'logs', container, `${run}.log`);
+  }
+
+  /**
+   * The log file `pods/log` reads for `container` (one of the Pod's containers or init containers):
+   * its current run or, with `previous`, the one before; a 400 Status as the kubelet's when there is none.
+   */
+  logFile(container: string, previous: boolean): string {
+    const status = [...this.statuses, ...this.initStatuses].find((s) => s.name === container);
+    if (!status)
+      throw new StatusError(
+        400,
+        'BadRequest',
+        `container ${JSON.stringify(container)} in pod ${JSON.stringify(this.pod.metadata.name)} is not available`,
+      );
+    return this.logPath(container, logRun(status, this.pod.metadata.name!, previous));
   }
 
   /** The launch of a running container, for an exec into it. */
@@ -376,13 +394,15 @@ export class PodRunner {
     volumes: Map<string, VolumeDir>,
     again: (exit: number) => boolean,
   ): Promise<number | undefined> {
-    const logPath = this.logPath(c.name);
+    await fs.mkdir(path.join(this.dir, 'logs', c.name), { recursive: true });
     for (let attempt = 0; ; attempt++) {
       if (this.stopped) return 137;
       const launch = await this.configure(c, status, volumes);
       if (!launch) return this.stopped ? 137 : undefined;
       if (attempt > 0) status.restartCount++;
-      const proc = startContainer(this.deps.bwrap, launch, logPath, this.dir);
+      // Only this run's and the previous one's logs are kept.
+      if (attempt >= 2) await fs.rm(this.logPath(c.name, attempt - 2), { force: true });
+      const proc = startContainer(this.deps.bwrap, launch, this.logPath(c.name, attempt), this.dir);
       this.processes.add(proc);
       setRunning(status, `kube-lite://${this.pod.metadata.uid}/${c.name}/${attempt}`);
       if (this.initialized) this.phase = 'Running';
