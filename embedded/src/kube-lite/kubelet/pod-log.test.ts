@@ -315,6 +315,25 @@ describe('pod-log: options, runs and CRI files', () => {
       again.end();
       expect(fdsOn(live)).toBe(0);
     });
+
+    it('ends a follow once limitBytes went out, the run still writing', async () => {
+      const live = path.join(dir, 'limited.log');
+      const log = new ContainerLog(live);
+      log.write(Buffer.from('abc\n'));
+      const reader = collect(
+        readContainerLog(live, { follow: true, limitBytes: 6 }, new AbortController().signal),
+      );
+      await until(
+        async () => logFollowers(),
+        (n) => n === 1,
+        'the follow to wait',
+      );
+      log.write(Buffer.from('defgh\n'));
+      expect(await reader).toBe('abc\nde');
+      expect(logFollowers()).toBe(0);
+      expect(fdsOn(live)).toBe(1);
+      log.end();
+    });
   });
 });
 

@@ -373,6 +373,11 @@ export async function* readContainerLog(
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;
   }
+  // Ours, so that a wait still registered with the writer is dropped however this generator ends.
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) stop.abort();
   try {
     let position = options.tailLines === undefined ? 0 : await tailStart(handle, options.tailLines);
     let remain = options.limitBytes ?? Infinity;
@@ -380,13 +385,13 @@ export async function* readContainerLog(
     let pending = Buffer.alloc(0);
     const buffer = Buffer.allocUnsafe(BLOCK);
     for (;;) {
-      if (signal.aborted) return;
+      if (stop.signal.aborted) return;
       // Asked before reading, so that a record written after the read below still wakes us.
       const writer = options.follow ? writers.get(path) : undefined;
-      const next = writer?.changed(signal);
+      const next = writer?.changed(stop.signal);
       for (;;) {
         const { bytesRead } = await handle.read(buffer, 0, BLOCK, position);
-        if (bytesRead === 0 || signal.aborted) break;
+        if (bytesRead === 0 || stop.signal.aborted) break;
         position += bytesRead;
         pending = Buffer.concat([pending, buffer.subarray(0, bytesRead)]);
         const out: Buffer[] = [];
@@ -416,6 +421,8 @@ export async function* readContainerLog(
       await next;
     }
   } finally {
+    signal.removeEventListener('abort', onAbort);
+    stop.abort();
     await handle.close();
   }
 }
