@@ -3,6 +3,7 @@
 // `-p`), with what a follow holds (file handles, wake-ups) released when its client goes away.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -589,16 +590,18 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/log', () => 
       const follow = () => {
         let body = '';
         let ended = false;
+        let headers: http.IncomingHttpHeaders = {};
         const req = https.get(
           `${node.kubeLite.url}${logPath('long', 'follow=true')}`,
           { ca: node.kubeLite.caCert, headers: { Authorization: `Bearer ${node.kubeLite.token}` } },
           (res) => {
+            headers = res.headers;
             res.on('data', (d: Buffer) => (body += d.toString()));
             res.on('end', () => (ended = true));
           },
         );
         req.on('error', () => undefined);
-        return { req, body: () => body, ended: () => ended };
+        return { req, body: () => body, ended: () => ended, headers: () => headers };
       };
 
       const first = follow();
@@ -609,6 +612,7 @@ describe.skipIf(kubeletMissing.length > 0)('kube-lite kubelet: pods/log', () => 
       );
       expect(logFollowers()).toBe(1);
       expect(fdsOn(file)).toBe(2);
+      expect(first.headers()).toMatchObject({ 'content-type': 'text/plain', 'transfer-encoding': 'chunked' });
       first.req.destroy();
       await until(
         async () => ({ followers: logFollowers(), fds: fdsOn(file) }),
