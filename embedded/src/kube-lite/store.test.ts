@@ -235,3 +235,59 @@ describe('kube-lite ObjectStore: the check and the commit of a write do not inte
     expect(restarted.store.resourceVersion).toBe(store.resourceVersion);
   });
 });
+
+describe('kube-lite ObjectStore: the watch history is bounded in time and count', () => {
+  /** A store over the same database whose clock the test moves. */
+  async function clocked(options: { historyMs: number; logCapacity: number }) {
+    const clock = { now: 1_000_000 };
+    const s = new ObjectStore(persistence, { ...options, now: () => clock.now });
+    await s.load();
+    s.startWatchHistory();
+    const st = new RestStorage(s, new ResourceRegistry(), pino({ level: 'silent' }));
+    /** The slots of the history's array: each still holds its event's objects. */
+    const slots = () => (s as unknown as { log: (StoreEvent | undefined)[] }).log.filter(Boolean).length;
+    return { s, st, clock, slots };
+  }
+
+  it.each([
+    // 30 turns of 100 creates, 1 s apart: only the last 10 s (11 turns) stay; the count bound is far.
+    { bound: 'time', turns: 30, stepMs: 1000, historyMs: 10_000, logCapacity: 50_000, kept: 1100 },
+    // The same at one instant: only the last 500 stay; the time bound is far.
+    { bound: 'count', turns: 30, stepMs: 0, historyMs: 300_000, logCapacity: 500, kept: 500 },
+  ])(
+    'by $bound: 3,000 creates leave $kept events, the older ones released; resuming from before them is 410, from inside them replays',
+    async ({ turns, stepMs, historyMs, logCapacity, kept }) => {
+      const { s, st, clock, slots } = await clocked({ historyMs, logCapacity });
+      const firstRv = s.resourceVersion;
+      for (let turn = 0; turn < turns; turn++) {
+        if (turn > 0) clock.now += stepMs;
+        await Promise.all(
+          Array.from({ length: 100 }, (_v, i) =>
+            st.create(configMaps, 'v1', 'ns', configMap(`c${turn}-${i}`), ctx()),
+          ),
+        );
+      }
+      expect(s.historyLength).toBe(kept);
+      expect(slots()).toBe(kept); // the forgotten events' objects are no longer held
+      const oldest = s.oldestWatchableRv;
+      expect(oldest).toBe(s.resourceVersion - kept);
+      expect(s.eventsSince(firstRv, resourceKey(configMaps), 'ns')).toBeUndefined(); // 410 Expired
+      const replay = s.eventsSince(oldest, resourceKey(configMaps), 'ns')!;
+      expect(replay).toHaveLength(kept);
+      expect(replay.at(-1)!.rv).toBe(s.resourceVersion);
+    },
+  );
+
+  it('keeps every event of a watch window as long as there are fewer than the bounds', async () => {
+    const { s, st, clock } = await clocked({ historyMs: 60_000, logCapacity: 100 });
+    const from = s.resourceVersion;
+    for (let i = 0; i < 50; i++) {
+      clock.now += 500;
+      await st.create(configMaps, 'v1', 'ns', configMap(`c${i}`), ctx());
+    }
+    expect(s.historyLength).toBe(50);
+    expect(s.eventsSince(from, resourceKey(configMaps), 'ns')!.map((e) => e.object.metadata.name)).toEqual(
+      Array.from({ length: 50 }, (_v, i) => `c${i}`),
+    );
+  });
+});

@@ -19,7 +19,16 @@ export interface WatchListener {
   onEvent(event: StoreEvent): void;
 }
 
-const LOG_CAPACITY = 50_000;
+/**
+ * The watch history: at most this many events, none older than HISTORY_MS. Each event holds a
+ * version of its object that nothing else may hold any more (a Workflow rewritten at every step
+ * keeps every version here), so the history is bounded in time as kube-apiserver's is by etcd's
+ * compaction (every 5 minutes by default); a watch resuming from further back gets 410 Expired
+ * and lists again, as from a real cluster. Clients asking for bookmarks get a fresh
+ * resourceVersion every few seconds, so their resumes stay inside the window.
+ */
+export const LOG_CAPACITY = 50_000;
+export const HISTORY_MS = 5 * 60_000;
 
 const objectKey = (namespace: string, name: string) => `${namespace}/${name}`;
 const writeKey = (resource: string, namespace: string, name: string) => `${resource}|${namespace}|${name}`;
@@ -44,6 +53,8 @@ export class WriteRace extends Error {
 export class ObjectStore {
   private objects = new Map<string, Map<string, KubeObject>>();
   private log: StoreEvent[] = [];
+  /** When each event of `log` was emitted (ms, from `now`). */
+  private logTimes: number[] = [];
   private logStart = 0;
   private listeners = new Map<string, Set<WatchListener>>();
   private owners = new Map<string, Set<string>>();
@@ -55,7 +66,23 @@ export class ObjectStore {
   /** Each key's uncommitted write, settling (never rejecting) once it is committed or failed. */
   private inFlight = new Map<string, Promise<void>>();
 
-  constructor(private readonly persistence: Persistence) {}
+  private readonly historyMs: number;
+  private readonly logCapacity: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly persistence: Persistence,
+    options: { historyMs?: number; logCapacity?: number; now?: () => number } = {},
+  ) {
+    this.historyMs = options.historyMs ?? HISTORY_MS;
+    this.logCapacity = options.logCapacity ?? LOG_CAPACITY;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Events the watch history holds (what a resuming watch can be sent). */
+  get historyLength(): number {
+    return this.log.length - this.logStart;
+  }
 
   get resourceVersion(): number {
     return this._committedRv;
@@ -80,6 +107,7 @@ export class ObjectStore {
    */
   startWatchHistory(): void {
     this.log = [];
+    this.logTimes = [];
     this.logStart = 0;
   }
 
@@ -240,13 +268,22 @@ export class ObjectStore {
   }
 
   private emit(event: StoreEvent): void {
+    const now = this.now();
     this.log.push(event);
-    if (this.log.length - this.logStart > LOG_CAPACITY) {
+    this.logTimes.push(now);
+    while (
+      this.logStart < this.log.length &&
+      (this.log.length - this.logStart > this.logCapacity ||
+        this.logTimes[this.logStart]! < now - this.historyMs)
+    ) {
+      this.log[this.logStart] = undefined as unknown as StoreEvent; // its objects can go now
       this.logStart++;
-      if (this.logStart > LOG_CAPACITY) {
-        this.log = this.log.slice(this.logStart);
-        this.logStart = 0;
-      }
+    }
+    // Drop the forgotten slots once they are half of the array (amortized O(1) per event).
+    if (this.logStart > 1024 && this.logStart * 2 > this.log.length) {
+      this.log = this.log.slice(this.logStart);
+      this.logTimes = this.logTimes.slice(this.logStart);
+      this.logStart = 0;
     }
     const set = this.listeners.get(event.resource);
     if (!set) return;
