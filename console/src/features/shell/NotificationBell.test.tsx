@@ -27,7 +27,8 @@ describe('notification bell', () => {
   it.each([
     [1, '1'],
     [9, '9'],
-    [10, '9+'],
+    [10, '10'],
+    [11, '9+'],
     [25, '9+'],
   ])('shows %i unseen as %s', (unseen, shown) => {
     renderBell({ items: [aNotification(1)], unseen });

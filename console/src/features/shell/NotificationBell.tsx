@@ -50,7 +50,7 @@ export interface NotificationBellViewProps {
   onOpen: () => void;
 }
 
-/** Badge (9+ above 9) and a popover with the last notifications, newest first. */
+/** Badge (spec 1 §2.2: '9+' above 10 unseen, the count up to 10) and a popover with the last notifications, newest first. */
 export function NotificationBellView({ items, unseen, onOpen }: NotificationBellViewProps) {
   const { t } = useTranslation('shell');
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
@@ -78,7 +78,7 @@ export function NotificationBellView({ items, unseen, onOpen }: NotificationBell
     <>
       <Tooltip title={label}>
         <IconButton aria-label={label} onClick={(e) => open(e.currentTarget)} color="inherit">
-          <Badge badgeContent={unseen} max={9} color="error" data-testid="notification-badge">
+          <Badge badgeContent={unseen > 10 ? '9+' : unseen} color="error" data-testid="notification-badge">
             <NotificationsNoneOutlined />
           </Badge>
         </IconButton>
