@@ -60,7 +60,7 @@ describe('CRDs', () => {
     expect(version.test('.1')).toBe(false);
     expect(sb.properties!.version!.default).toBe('1.0.0');
     const c = sb.properties!.constraints!.properties!;
-    expect([c.cpu!.default, c.memory!.default, c.disk!.default]).toEqual([500, 512, 100]);
+    expect([c.cpu!.default, c.memory!.default, c.disk!.default]).toEqual([500, 512, 102]);
     expect([c.cpu!.minimum, c.memory!.minimum, c.disk!.minimum]).toEqual([1, 1, 1]);
     expect(sb.properties!.architecture!.default).toBe('amd64');
     expect(sb.properties!.visibility!.properties!.type!.enum).toEqual(['private', 'public', 'group']);

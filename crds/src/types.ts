@@ -24,7 +24,7 @@ export const DEFAULTS = {
   version: '1.0.0',
   cpu: 500,
   memory: 512,
-  disk: 100,
+  disk: 102, // 0.1 GB in MB (×1024), as the console sends it
   architecture: 'amd64',
   attempts: 1,
   instanceNumber: 1,

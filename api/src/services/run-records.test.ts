@@ -154,7 +154,7 @@ const STEPS = [
     sandbox_name: 'first',
     cpu: 500, // the defaults: the session overrides only `second`
     memory: 512,
-    disk: 100,
+    disk: 102,
     machine_cpu: 2000,
     machine_memory: 2048,
     amount_nano: '14400000',

@@ -255,6 +255,31 @@ export interface RunSpec {
      */
     request?: number;
   };
+  /**
+   * Who asked each action (a user id), written with the action by the API; the operator credits the action's history entry to them (to the run's owner when unset, e.g. an action asked with kubectl).
+   */
+  requestedBy?: {
+    /**
+     * User who asked the last pause or resume.
+     */
+    suspend?: string;
+    /**
+     * User who asked the stop.
+     */
+    stop?: string;
+    /**
+     * User who asked the last retry.
+     */
+    retry?: string;
+    /**
+     * User who asked the last restart.
+     */
+    restart?: string;
+    /**
+     * User who asked the last restart from a sandbox.
+     */
+    restartFrom?: string;
+  };
 }
 
 /**

@@ -336,13 +336,13 @@ describe('compiler: constructs', () => {
     });
     expect(argo.metadata.ownerReferences![0]).toMatchObject({ kind: 'Run', name: 'run-1', uid: '1111-2222' });
     expect(argo.metadata.namespace).toBe('sf-org-grp');
-    // defaults: 500m / 512Mi / 100Mi, amd64, no retry with 1 attempt
+    // defaults: 500m / 512Mi / 102Mi (0.1 GB), amd64, no retry with 1 attempt
     const plain = compile({ nodes: nodes('p') });
     const p = plain.spec.templates!.find((x) => x.name === 'sb-p')!;
     expect(p.container!.resources!.requests).toEqual({
       cpu: '500m',
       memory: '512Mi',
-      'ephemeral-storage': '100Mi',
+      'ephemeral-storage': '102Mi',
     });
     expect(p.nodeSelector).toEqual({ 'kubernetes.io/arch': 'amd64' });
     expect(p.retryStrategy).toBeUndefined();
