@@ -8,7 +8,7 @@ import { toasts } from './toast-store';
  * wrong, please retry.' for a 5xx (no server internals), 'Connection Error' when there
  * was no answer at all.
  */
-export function failureToast(error: unknown, title?: string) {
+export function failureToast(error: unknown, title?: string, serverFault?: string) {
   const t = i18n.t.bind(i18n);
   if (error instanceof ApiError && error.code === 'network')
     return {
@@ -19,12 +19,13 @@ export function failureToast(error: unknown, title?: string) {
   const clientFault = error instanceof ApiError && error.status < 500 && error.message;
   return {
     title: title ?? t('common:requestFailed'),
-    text: clientFault ? error.message : t('common:somethingWentWrong'),
+    text: clientFault ? error.message : (serverFault ?? t('common:somethingWentWrong')),
     type: 'danger' as const,
   };
 }
 
-export const toastFailure = (error: unknown, title?: string) => toasts.show(failureToast(error, title));
+export const toastFailure = (error: unknown, title?: string, serverFault?: string) =>
+  toasts.show(failureToast(error, title, serverFault));
 
 export const toastSuccess = (text: string) =>
   toasts.show({ title: i18n.t('common:requestSuccess'), text, type: 'success' });
