@@ -10,9 +10,10 @@ export default defineConfig({
   server: {
     host: '127.0.0.1',
     proxy: {
-      '/api': { target: platform, ws: true, changeOrigin: false },
-      // The sandbox terminal's socket (spec 1 §7.2: {host}/log/{containerId}).
-      '/log': { target: platform, ws: true, changeOrigin: false },
+      '^/api/': { target: platform, ws: true, changeOrigin: false },
+      // The sandbox terminal's socket (spec 1 §7.2: {host}/log/{containerId}). A plain '/log' key is
+      // a prefix and would also take the console's own /login and /logs pages.
+      '^/log/': { target: platform, ws: true, changeOrigin: false },
     },
   },
   build: {
