@@ -867,8 +867,8 @@ export interface SandboxSpec {
      */
     memory?: number;
     /**
-     * Ephemeral disk in MB.
-     * @default 100
+     * Ephemeral disk in MB (default 0.1 GB × 1024).
+     * @default 102
      * minimum: 1
      */
     disk?: number;

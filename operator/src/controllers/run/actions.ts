@@ -2,7 +2,9 @@
 // spec.restartFrom), each allowed only from the states spec 2 §4 allows and otherwise refused with
 // the condition ActionAccepted=False. An action is answered once: the answer (history entry,
 // condition, new phase) and the record of it (status.handledActions) go out in one status write.
-import type { Run, RunStatus } from '@sandflow/crds';
+// The history entry names who asked (spec.requestedBy, written by the API with the action), else
+// the run's owner.
+import type { Run, RunSpec, RunStatus } from '@sandflow/crds';
 import { KINDS, LABELS, isAlreadyExists, isConflict, setCondition, type ArgoWorkflow } from '@sandflow/kube';
 import type { Context } from '../../context.js';
 import { resetForRetry } from '../../runs/argo.js';
@@ -55,6 +57,23 @@ export function hasPendingAction(run: Run, h: Handled) {
   );
 }
 
+type RequestField = keyof NonNullable<RunSpec['requestedBy']>;
+/** The spec field that asks each action (and keys spec.requestedBy). */
+const FIELD_OF: Record<string, RequestField> = {
+  pause: 'suspend',
+  resume: 'suspend',
+  stop: 'stop',
+  retry: 'retry',
+  restart: 'restart',
+  restart_from: 'restartFrom',
+};
+
+/** The user an action is credited to: who asked it (spec.requestedBy), else the run's owner. */
+export function actorOf(run: Run, action: string, owner: string): string {
+  const field = FIELD_OF[action];
+  return (field && run.spec.requestedBy?.[field]) || owner;
+}
+
 const camel = (a: string) =>
   a
     .split('_')
@@ -77,10 +96,11 @@ export async function applyActions(
   const spec = run.spec;
   const wfName = wf.metadata.name!;
   const answer = async (action: string, next: Handled, accepted: boolean, message: string, extra = {}) => {
+    const actor = actorOf(run, action, owner);
     const history = accepted
       ? [
           ...((extra as Partial<RunStatus>).history ?? status.history ?? []),
-          { ...(owner ? { username: owner } : {}), action, time: now.toISOString() },
+          { ...(actor ? { username: actor } : {}), action, time: now.toISOString() },
         ]
       : undefined;
     await writeStatus(

@@ -7,10 +7,10 @@ import { FINAL_RUN_PHASES } from '../../runs/mirror.js';
 import { splitKey, type ReconcileResult } from '../base.js';
 import { ensureExecutor } from '../executor.js';
 import { admit } from './admission.js';
-import { applyActions, handledOf, hasPendingAction } from './actions.js';
+import { actorOf, applyActions, handledOf, hasPendingAction } from './actions.js';
 import { writeMirror, writeStatus } from './status.js';
 
-export { ACTION_RULES } from './actions.js';
+export { ACTION_RULES, actorOf } from './actions.js';
 export { demandOf } from './admission.js';
 export { adoptCronWorkflow, uuidFrom } from './cron.js';
 
@@ -37,7 +37,7 @@ export async function reconcileRun(ctx: Context, key: string): Promise<Reconcile
   if (!status.argoWorkflow) {
     if (run.spec.stop) {
       const time = now.toISOString();
-      const owner = run.spec.owner ?? '';
+      const by = actorOf(run, 'stop', run.spec.owner ?? '');
       await writeStatus(
         ctx,
         run,
@@ -46,7 +46,7 @@ export async function reconcileRun(ctx: Context, key: string): Promise<Reconcile
           stopTime: time,
           history: [
             ...(status.history ?? []),
-            { ...(owner ? { username: owner } : {}), action: 'stop', time },
+            { ...(by ? { username: by } : {}), action: 'stop', time },
             { action: 'STOPPED', time },
           ],
         },
