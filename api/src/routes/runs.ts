@@ -19,8 +19,20 @@ const STATUSES = [
 ] as const;
 const zDate = z.string().describe('ISO date; 0001-01-01T00:00:00Z when unset.');
 const zHistory = z.array(
-  z.strictObject({ username: z.string(), sandbox: z.string(), action: z.string(), time: zDate }),
+  z.strictObject({
+    username: z
+      .string()
+      .describe(
+        'Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform.',
+      ),
+    sandbox: z.string(),
+    action: z.string(),
+    time: zDate,
+  }),
 );
+const zGroupName = z
+  .string()
+  .describe('The name of the group (`group` is its id); empty when the group is gone.');
 const zVar = z.strictObject({ name: z.string(), value: z.string() });
 const zEdge = z.strictObject({
   id: z.string(),
@@ -45,6 +57,7 @@ const zRun = z.strictObject({
   start: zDate,
   stop: zDate,
   group: z.string(),
+  group_name: zGroupName,
   owner: z.string(),
   history: zHistory,
   sandbox_statuses: z.array(
@@ -102,6 +115,7 @@ const zRow = z.strictObject({
   start: zDate,
   stop: zDate,
   group: z.string(),
+  group_name: zGroupName,
   trigger: z.string(),
 });
 

@@ -485,14 +485,21 @@ describe('start now and runs', () => {
     restart: PHASES,
     restart_from: ['COMPLETED', 'ERROR', 'STOPPED'],
   };
-  /** What the spec asks of the operator after each action (tests/runs/actions.test.ts). */
+  /**
+   * What the spec asks of the operator after each action (tests/runs/actions.test.ts), and who asked
+   * it (spec.requestedBy, which the operator's history entry credits).
+   */
   const ASKED: Record<string, (r: Run) => unknown> = {
-    pause: (r) => r.spec.suspend,
-    resume: (r) => r.spec.suspend === false,
-    stop: (r) => r.spec.stop,
-    retry: (r) => r.spec.retry === 1,
-    restart: (r) => r.spec.restart === 1 && r.spec.stop === false,
-    restart_from: (r) => r.spec.restartFrom?.sandbox === 'second' && r.spec.restartFrom.request === 1,
+    pause: (r) => r.spec.suspend && r.spec.requestedBy?.suspend === w.a.user.id,
+    resume: (r) => r.spec.suspend === false && r.spec.requestedBy?.suspend === w.a.user.id,
+    stop: (r) => r.spec.stop && r.spec.requestedBy?.stop === w.a.user.id,
+    retry: (r) => r.spec.retry === 1 && r.spec.requestedBy?.retry === w.a.user.id,
+    restart: (r) =>
+      r.spec.restart === 1 && r.spec.stop === false && r.spec.requestedBy?.restart === w.a.user.id,
+    restart_from: (r) =>
+      r.spec.restartFrom?.sandbox === 'second' &&
+      r.spec.restartFrom.request === 1 &&
+      r.spec.requestedBy?.restartFrom === w.a.user.id,
   };
   const CASES = Object.keys(ALLOWED).flatMap((action) => PHASES.map((phase) => [action, phase] as const));
 
@@ -511,6 +518,72 @@ describe('start now and runs', () => {
       expect(res.status).toBe(409);
       expect(res.body.error.message).toContain(`while the run is ${phase}`);
       expect((await runCr(w.a, run)).metadata.resourceVersion).toBe(rv);
+    }
+  });
+
+  it("names who did what by username (one statement for the whole history) and the run's group by name", async () => {
+    const session = await sessionOf();
+    const run = await runIn(w.a, session, 'ERROR'); // started (owned) by the target
+    const retried = await call(w.a.user, 'put', `/run/${run}`, { action: 'retry' });
+    expect(retried.status).toBe(200);
+    const cr = await runCr(w.a, run);
+    expect(cr.spec).toMatchObject({ owner: w.a.target.id, requestedBy: { retry: w.a.user.id } });
+    // The history the operator writes: user ids, sandboxes, the platform's own entries.
+    const gone = '00000000-0000-4000-8000-00000000dead';
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 8, 0, s)).toISOString();
+    const history = [
+      { username: w.a.target.id, action: 'created', time: at(1) },
+      { action: 'ERROR', time: at(2) },
+      { username: w.a.user.id, action: 'retry', time: at(3) },
+      { username: gone, action: 'pause', time: at(4) },
+      { username: 'kubectl-admin', action: 'resume', time: at(5) },
+    ];
+    await custom.replaceNamespacedCustomObjectStatus({
+      ...RUNS,
+      namespace: groupNs(w.a),
+      name: run,
+      body: {
+        ...cr,
+        status: {
+          ...cr.status,
+          history,
+          sandboxStatuses: [
+            { id: 'n1', name: 'first', history: [{ sandbox: 'first', action: 'RUNNING', time: at(6) }] },
+            { id: 'n2', name: 'second', history: [{ username: w.a.user.id, action: 'skip', time: at(7) }] },
+          ],
+        },
+      },
+    });
+    const services = servicesFor(h.deps);
+    await until(() => services.resources!.runs.get(groupNs(w.a), run)?.status?.history?.length === 5);
+
+    const users: string[] = [];
+    const count = (q: { sql: string }) => void (/\bfrom "users"/.test(q.sql) && users.push(q.sql));
+    h.db.on('query', count);
+    const got = await call(w.a.user, 'get', `/run/${run}`);
+    h.db.removeListener('query', count);
+    expect(got.status).toBe(200);
+    const who = (entries: { username: string; sandbox: string; action: string }[]) =>
+      entries.map((e) => [e.username || e.sandbox, e.action]);
+    expect(who(got.body.result.history)).toEqual([
+      [w.a.target.email, 'created'],
+      ['', 'ERROR'],
+      [w.a.user.email, 'retry'],
+      [gone, 'pause'], // a user that is gone reads as its id
+      ['kubectl-admin', 'resume'], // not a user id: as written
+    ]);
+    expect(got.body.result.sandbox_statuses.map((s: { history: [] }) => who(s.history))).toEqual([
+      [['first', 'RUNNING']],
+      [[w.a.user.email, 'skip']],
+    ]);
+    expect(users).toHaveLength(1);
+    expect(got.body.result).toMatchObject({ group: w.a.group.id, group_name: w.a.group.name });
+
+    for (const type of ['schedule', 'event']) {
+      const list = await call(w.a.user, 'get', `/${type}/${session}/run`);
+      expect(list.body.result).toEqual([
+        expect.objectContaining({ uuid: run, group: w.a.group.id, group_name: w.a.group.name }),
+      ]);
     }
   });
 

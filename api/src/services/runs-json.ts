@@ -6,14 +6,36 @@ export const ZERO_DATE = '0001-01-01T00:00:00Z';
 
 const iso = (t: string | undefined) => (t ? new Date(t).toISOString() : ZERO_DATE);
 
+/**
+ * What the ids of a run read as: users by their username (the e-mail, spec 1) and groups by their
+ * name. An id missing here (a deleted user or group) reads as itself (users) or empty (groups).
+ */
+export interface RunNames {
+  users: ReadonlyMap<string, string>;
+  groups: ReadonlyMap<string, string>;
+}
+
 type History = NonNullable<NonNullable<Run['status']>['history']>;
-const historyJson = (h: History | undefined) =>
+const historyJson = (h: History | undefined, users: RunNames['users']) =>
   (h ?? []).map((e) => ({
-    username: e.username ?? '',
+    username: e.username ? (users.get(e.username) ?? e.username) : '',
     sandbox: e.sandbox ?? '',
     action: e.action,
     time: iso(e.time),
   }));
+
+/** The user ids the run's history entries credit (the operator writes user ids), its sandboxes' too. */
+export function historyUsersOf(run: Run): string[] {
+  const status = run.status ?? {};
+  const entries = [
+    ...(status.history ?? []),
+    ...(status.sandboxStatuses ?? []).flatMap((s) => [
+      ...(s.history ?? []),
+      ...(s.subSandboxes ?? []).flatMap((i) => i.history ?? []),
+    ]),
+  ];
+  return [...new Set(entries.map((e) => e.username ?? '').filter(Boolean))];
+}
 
 type Edge = NonNullable<WorkflowSpec['edges']>[number];
 
@@ -27,7 +49,7 @@ function graphJson(run: Run, current: WorkflowSpec | undefined) {
 }
 
 /** Spec 2 §3 Run: statuses per sandbox with their dynamic instances, history, graph and output files. */
-export function runJson(run: Run, current: WorkflowSpec | undefined) {
+export function runJson(run: Run, current: WorkflowSpec | undefined, names: RunNames) {
   const status = run.status ?? {};
   return {
     uuid: run.metadata.name!,
@@ -41,20 +63,21 @@ export function runJson(run: Run, current: WorkflowSpec | undefined) {
     start: iso(status.startTime),
     stop: iso(status.stopTime),
     group: run.spec.group ?? '',
+    group_name: names.groups.get(run.spec.group ?? '') ?? '',
     owner: run.spec.owner ?? '',
-    history: historyJson(status.history),
+    history: historyJson(status.history, names.users),
     sandbox_statuses: (status.sandboxStatuses ?? []).map((s) => ({
       id: s.id ?? '',
       name: s.name,
       status: s.status ?? 'WAITING',
-      history: historyJson(s.history),
+      history: historyJson(s.history, names.users),
       cluster_manager_host: s.clusterManagerHost ?? '',
       start: iso(s.startTime),
       stop: iso(s.stopTime),
       sub_sandbox: (s.subSandboxes ?? []).map((i) => ({
         name: i.name,
         status: i.status ?? 'WAITING',
-        history: historyJson(i.history),
+        history: historyJson(i.history, names.users),
         cluster_manager_host: i.clusterManagerHost ?? '',
       })),
     })),
@@ -70,7 +93,7 @@ export function runJson(run: Run, current: WorkflowSpec | undefined) {
 }
 
 /** A row of a session's run list (GET /schedule/:uuid/run): uuid, start, status and what the runs modal shows. */
-export function runRow(run: Run) {
+export function runRow(run: Run, groups: RunNames['groups']) {
   const status = run.status ?? {};
   return {
     uuid: run.metadata.name!,
@@ -79,6 +102,7 @@ export function runRow(run: Run) {
     start: iso(status.startTime),
     stop: iso(status.stopTime),
     group: run.spec.group ?? '',
+    group_name: groups.get(run.spec.group ?? '') ?? '',
     trigger: run.spec.trigger ?? 'manual',
   };
 }

@@ -4,8 +4,17 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { accessOf, viewerOf, type Resources } from '../resources/index.js';
 import type { Caller } from './callers.js';
 import type { EventService } from './events.js';
-import { runJson, runRow } from './runs-json.js';
-import { organizationScope, reachSession, replaceOverStatus, runsOf, syncedLayer } from './sessions-scope.js';
+import { historyUsersOf, runJson, runRow } from './runs-json.js';
+import {
+  organizationScope,
+  reachSession,
+  replaceOverStatus,
+  runsOf,
+  syncedLayer,
+  type OrganizationScope,
+} from './sessions-scope.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const RUN_ACTIONS = ['pause', 'resume', 'stop', 'retry', 'restart', 'restart_from', 'delete'] as const;
 export type RunAction = (typeof RUN_ACTIONS)[number];
@@ -34,22 +43,37 @@ export const RUN_ACTION_RULES: Record<Exclude<RunAction, 'delete'>, ReadonlySet<
   restart_from: new Set(['COMPLETED', 'ERROR', 'STOPPED']),
 };
 
-/** The spec fields that ask the operator for an action (tests/runs/actions.test.ts). */
-export function requestFor(run: Run, action: Exclude<RunAction, 'delete'>, sandbox?: string): RunSpec {
+/**
+ * The spec fields that ask the operator for an action (tests/runs/actions.test.ts), with who asked
+ * it in spec.requestedBy: the operator credits the action's history entry to them.
+ */
+export function requestFor(
+  run: Run,
+  action: Exclude<RunAction, 'delete'>,
+  actorId: string,
+  sandbox?: string,
+): RunSpec {
   const spec = { ...run.spec };
+  const by = (field: keyof NonNullable<RunSpec['requestedBy']>) => ({
+    requestedBy: { ...spec.requestedBy, [field]: actorId },
+  });
   switch (action) {
     case 'pause':
-      return { ...spec, suspend: true };
+      return { ...spec, suspend: true, ...by('suspend') };
     case 'resume':
-      return { ...spec, suspend: false };
+      return { ...spec, suspend: false, ...by('suspend') };
     case 'stop':
-      return { ...spec, stop: true };
+      return { ...spec, stop: true, ...by('stop') };
     case 'retry':
-      return { ...spec, retry: (spec.retry ?? 0) + 1 };
+      return { ...spec, retry: (spec.retry ?? 0) + 1, ...by('retry') };
     case 'restart':
-      return { ...spec, restart: (spec.restart ?? 0) + 1, stop: false, suspend: false };
+      return { ...spec, restart: (spec.restart ?? 0) + 1, stop: false, suspend: false, ...by('restart') };
     case 'restart_from':
-      return { ...spec, restartFrom: { sandbox: sandbox!, request: (spec.restartFrom?.request ?? 0) + 1 } };
+      return {
+        ...spec,
+        restartFrom: { sandbox: sandbox!, request: (spec.restartFrom?.request ?? 0) + 1 },
+        ...by('restartFrom'),
+      };
   }
 }
 
@@ -78,17 +102,38 @@ export function createRunService(deps: { db: Knex; resources: Resources | null; 
   const currentWorkflow = (resources: Resources, namespace: string, run: Run) =>
     run.spec.workflow ? resources.workflows.get(namespace, run.spec.workflow)?.spec : undefined;
 
+  const groupNames = (scope: OrganizationScope) => new Map(scope.groups.map((g) => [g.id, g.name]));
+
+  /**
+   * Spec 2 §3: the run with its history naming users by username (the e-mail) — the operator writes
+   * user ids — read with one statement for all its entries; a deleted user reads as its id.
+   */
+  async function served(scope: OrganizationScope, run: Run) {
+    const ids = historyUsersOf(run).filter((id) => UUID.test(id));
+    const rows: { id: string; email: string }[] = ids.length
+      ? await db('users').whereIn('id', ids).select('id', 'email')
+      : [];
+    const users = new Map(rows.map((r) => [r.id, r.email]));
+    return runJson(run, currentWorkflow(scope.resources, scope.namespace, run), {
+      users,
+      groups: groupNames(scope),
+    });
+  }
+
   return {
     /** GET /run/:uuid */
     async get(caller: Caller, id: string) {
       const ctx = await reachRun(caller, id);
-      return runJson(ctx.run, currentWorkflow(ctx.resources, ctx.namespace, ctx.run));
+      return served(ctx, ctx.run);
     },
 
     /** GET /schedule/:uuid/run, GET /event/:uuid/run: the session's runs, newest first. */
     async list(caller: Caller, sessionId: string) {
       const ctx = await reachSession(db, deps.resources, caller, sessionId, 'view');
-      return runsOf(ctx.resources, ctx.object).reverse().map(runRow);
+      const groups = groupNames(ctx);
+      return runsOf(ctx.resources, ctx.object)
+        .reverse()
+        .map((run) => runRow(run, groups));
     },
 
     /**
@@ -108,10 +153,7 @@ export function createRunService(deps: { db: Knex; resources: Resources | null; 
           organizationId: ctx.organizationId,
           data: [{ id, session: run.spec.session }],
         });
-        return {
-          ...runJson(run, currentWorkflow(resources, ctx.namespace, run)),
-          status: 'DELETED' as const,
-        };
+        return { ...(await served(ctx, run)), status: 'DELETED' as const };
       }
       const allowed = RUN_ACTION_RULES[action];
       const allow = (current: Run) => {
@@ -134,7 +176,7 @@ export function createRunService(deps: { db: Knex; resources: Resources | null; 
       const next = await replaceOverStatus(
         resources.runs,
         run,
-        (current) => ({ ...current, spec: requestFor(current, action, target) }),
+        (current) => ({ ...current, spec: requestFor(current, action, caller.userId, target) }),
         caller.userId,
         allow,
       );
@@ -145,7 +187,7 @@ export function createRunService(deps: { db: Knex; resources: Resources | null; 
         organizationId: ctx.organizationId,
         data: [{ id, session: run.spec.session, ...(target ? { sandbox: target } : {}) }],
       });
-      return runJson(next, currentWorkflow(resources, ctx.namespace, next));
+      return served(ctx, next);
     },
   };
 }

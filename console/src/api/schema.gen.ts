@@ -9430,8 +9430,11 @@ export interface operations {
                             /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
                             stop: string;
                             group: string;
+                            /** @description The name of the group (`group` is its id); empty when the group is gone. */
+                            group_name: string;
                             owner: string;
                             history: {
+                                /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                 username: string;
                                 sandbox: string;
                                 action: string;
@@ -9444,6 +9447,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
                                 history: {
+                                    /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                     username: string;
                                     sandbox: string;
                                     action: string;
@@ -9460,6 +9464,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
                                     history: {
+                                        /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                         username: string;
                                         sandbox: string;
                                         action: string;
@@ -9600,8 +9605,11 @@ export interface operations {
                             /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
                             stop: string;
                             group: string;
+                            /** @description The name of the group (`group` is its id); empty when the group is gone. */
+                            group_name: string;
                             owner: string;
                             history: {
+                                /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                 username: string;
                                 sandbox: string;
                                 action: string;
@@ -9614,6 +9622,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
                                 history: {
+                                    /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                     username: string;
                                     sandbox: string;
                                     action: string;
@@ -9630,6 +9639,7 @@ export interface operations {
                                     /** @enum {string} */
                                     status: "WAITING" | "QUEUED" | "INIT" | "RUNNING" | "COMPLETED" | "ERROR" | "PAUSED" | "STOPPED" | "SKIPPING" | "SCHEDULED";
                                     history: {
+                                        /** @description Who did it: the username (e-mail) of the user; the user id when the user is gone; empty for a sandbox or the platform. */
                                         username: string;
                                         sandbox: string;
                                         action: string;
@@ -9750,6 +9760,8 @@ export interface operations {
                             /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
                             stop: string;
                             group: string;
+                            /** @description The name of the group (`group` is its id); empty when the group is gone. */
+                            group_name: string;
                             trigger: string;
                         }[];
                         status: number;
@@ -9802,6 +9814,8 @@ export interface operations {
                             /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
                             stop: string;
                             group: string;
+                            /** @description The name of the group (`group` is its id); empty when the group is gone. */
+                            group_name: string;
                             trigger: string;
                         }[];
                         status: number;

@@ -51,13 +51,17 @@ describe('the runs modal', () => {
     expect(states).toEqual(BUTTONS.map((name) => [name, !enabled.includes(name)]));
   });
 
-  it("shows '-' for the zero end date and the group", async () => {
-    open([run({ uuid: 'r-1', status: 'RUNNING', stop: '0001-01-01T00:00:00Z', group: 'research' })]);
+  it.each<[string, Partial<Run>, string]>([
+    ['the group by its name', { group: 'g-7f3a', group_name: 'research' }, 'research'],
+    ['the id of a group that is gone', { group: 'g-7f3a', group_name: '' }, 'g-7f3a'],
+    ['- for a run without a group', { group: '', group_name: '' }, '-'],
+  ])("shows '-' for the zero end date and %s", async (_, group, shown) => {
+    open([run({ uuid: 'r-1', status: 'RUNNING', stop: '0001-01-01T00:00:00Z', ...group })]);
     const row = await screen.findByTestId('run-row');
     const cells = within(row)
       .getAllByRole('cell')
       .map((c) => c.textContent);
-    expect(cells.slice(0, 4)).toEqual(['RUNNING', expect.stringMatching(/2026/), '-', 'research']);
+    expect(cells.slice(0, 4)).toEqual(['RUNNING', expect.stringMatching(/2026/), '-', shown]);
   });
 
   it.each([

@@ -143,7 +143,7 @@ export function RunsModal({ session, onClose }: { session: SessionItem | null; o
                       </TableCell>
                       <TableCell>{formatRunDate(run.start)}</TableCell>
                       <TableCell>{formatRunDate(run.stop)}</TableCell>
-                      {!compact && <TableCell>{run.group ?? '-'}</TableCell>}
+                      {!compact && <TableCell>{run.group_name || run.group || '-'}</TableCell>}
                       <TableCell align="right" sx={{ whiteSpace: compact ? 'normal' : 'nowrap' }}>
                         {RUN_BUTTONS.map((button) => {
                           const busy = pending?.run === run.uuid;
