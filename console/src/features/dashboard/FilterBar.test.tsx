@@ -23,4 +23,9 @@ describe('FilterBar', () => {
     if (shown) expect(bar).toBeVisible();
     else expect(screen.getByRole('search', { hidden: true })).not.toBeVisible();
   });
+
+  it.each(['Start', 'End'])('the %s input moves in 60-minute steps (spec 2 §9)', (label) => {
+    renderWithProviders(<FilterBar {...props} hidden={false} />);
+    expect(screen.getByLabelText(label)).toHaveAttribute('step', '3600');
+  });
 });

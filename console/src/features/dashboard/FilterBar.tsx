@@ -15,6 +15,9 @@ import {
 import { useTranslation } from 'react-i18next';
 import type { FilterProblem, Option, Range } from './shape';
 
+/** Spec 2 §9: the date filter moves in 60-minute steps (datetime-local steps are seconds). */
+const HOUR_STEP_S = 3600;
+
 export interface FilterBarProps {
   options: readonly Option[];
   groups: readonly string[];
@@ -92,7 +95,7 @@ export function FilterBar({
         onChange={(event) => onRange({ ...range, start: event.target.value })}
         error={dateError}
         helperText={dateError ? t(`filters.${problem}`) : undefined}
-        slotProps={{ inputLabel: { shrink: true } }}
+        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: HOUR_STEP_S } }}
       />
       <TextField
         size="small"
@@ -101,7 +104,7 @@ export function FilterBar({
         value={range.end}
         onChange={(event) => onRange({ ...range, end: event.target.value })}
         error={dateError}
-        slotProps={{ inputLabel: { shrink: true } }}
+        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: HOUR_STEP_S } }}
       />
       <Button
         variant="outlined"
