@@ -169,6 +169,15 @@ describe('sessions and runs with the operator', () => {
         : undefined;
     }, 30_000);
     expect(again.history.map((h: { action: string }) => h.action)).toContain('restart');
+    // Spec 2 §3: the history names who did what by username — the target started it, the user
+    // (not the run's owner) restarted it.
+    const byUsers = (again.history as { username: string; action: string }[])
+      .filter((h) => h.username)
+      .map((h) => [h.username, h.action]);
+    expect(byUsers).toEqual([
+      [world.a.target.email, 'created'],
+      [world.a.user.email, 'restart'],
+    ]);
   });
 
   it('an event session starts one run when its URL turns to answering as expected, and again after it turned away', async () => {
