@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,8 @@ export default async function setup(project: TestProject) {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-kube-'));
   const db = await createTestDatabase();
-  const kubeLite = await startKubeLite({ db, dataDir: dir });
+  // Secrets encrypted at rest, as `npm start` keeps them: the contract suites go through that path too.
+  const kubeLite = await startKubeLite({ db, dataDir: dir, encryption: { key: randomBytes(32) } });
   const kc = new KubeConfig();
   kc.loadFromFile(kubeLite.kubeconfigPath!);
   // Sandflow's CRDs and Argo's full ones (embedded/argo-crds), as on a cluster with Argo installed.
