@@ -19,6 +19,17 @@
 // Printed: errors (HTTP ≥ 400, network and socket errors, runs ending otherwise than COMPLETED),
 // API latency p50/p95/p99 overall and per route, the platform process's RSS at start, middle and
 // end, and runs completed.
+//
+// Memory diagnosis (opt-in, environment):
+//   LOAD_NODE_OPTIONS="--expose-gc ..."  extra flags for the platform's node process;
+//   LOAD_SNAPSHOTS=1,3,6                 heap snapshots of the platform at these minutes of the load
+//                                        and one after the drain (LOAD_SNAPSHOTS=end: that one only;
+//                                        each stops the platform while written and leaves its RSS
+//                                        higher for a while — compare RSS curves without), written to LOAD_SNAPSHOT_DIR
+//                                        (default: a folder under the temp dir, printed); compare
+//                                        them with `npx tsx bench/load/heap-diff.ts a b`.
+// Every 30 s the platform's /metrics gives its JS heap and external memory next to the RSS, and
+// kube-lite's objects are counted per kind at each snapshot and at the end.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -43,6 +54,16 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const ADMIN = { email: 'load-admin@bench.local', password: 'Load-bench-Passw0rd!' };
 const PASSWORD = 'Load-user-Passw0rd!';
 const sh = promisify(execFile);
+const NODE_OPTIONS = (process.env.LOAD_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+const SNAPSHOTS = Boolean(process.env.LOAD_SNAPSHOTS);
+const SNAPSHOT_MINUTES = (process.env.LOAD_SNAPSHOTS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .filter((m) => Number.isFinite(m) && m >= 0);
+const SNAPSHOT_DIR =
+  process.env.LOAD_SNAPSHOT_DIR ??
+  (SNAPSHOTS ? fs.mkdtempSync(path.join(os.tmpdir(), 'sandflow-load-heap-')) : '');
 
 // ---------------------------------------------------------------------------------------------
 // Measurements
@@ -74,6 +95,75 @@ const pct = (xs: number[], p: number) => {
 function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** The platform's own view of its memory (MB) from the prom-client process metrics at /metrics. */
+async function heapOf(
+  url: string,
+): Promise<
+  { heap: number; heapTotal: number; external: number; buffers: number; series: number } | undefined
+> {
+  const text = await fetch(`${url}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const metric = (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  if (!text) return undefined;
+  return {
+    heap: metric('nodejs_heap_size_used_bytes'),
+    heapTotal: metric('nodejs_heap_size_total_bytes'),
+    external: metric('nodejs_external_memory_bytes'),
+    buffers: metric('nodejs_heap_space_size_used_bytes\\{space="large_object"\\}'),
+    series: text.split('\n').filter((l) => l && !l.startsWith('#')).length,
+  };
+}
+
+/** kube-lite's objects per kind (kubectl against the platform's kube-lite). */
+async function census(dataDir: string): Promise<string> {
+  // No pods: the local runner runs steps as processes (kube-lite serves no Pods then).
+  const kinds = [
+    'runs.sandflow.io',
+    'sessions.sandflow.io',
+    'workflows.argoproj.io',
+    'events',
+    'configmaps',
+    'secrets',
+    'leases',
+  ];
+  const counts: string[] = [];
+  for (const kind of kinds) {
+    const out = await sh('kubectl', ['get', kind, '-A', '-o', 'name'], {
+      env: { ...process.env, KUBECONFIG: path.join(dataDir, 'kubeconfig') },
+      maxBuffer: 256 * 2 ** 20,
+    }).then(
+      (r) => String(r.stdout.split('\n').filter(Boolean).length),
+      (e: Error) => `? (${e.message.split('\n')[0]})`,
+    );
+    counts.push(`${kind} ${out}`);
+  }
+  return counts.join(', ');
+}
+
+/** A heap snapshot of the platform (SIGUSR2 with --heapsnapshot-signal); resolves when it is written. */
+async function snapshot(pid: number, label: string): Promise<void> {
+  const before = new Set(fs.readdirSync(SNAPSHOT_DIR));
+  const t0 = performance.now();
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 1200; i++) {
+    await sleep(500);
+    const made = fs.readdirSync(SNAPSHOT_DIR).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
+    if (!made) continue;
+    // Written when it ends its JSON and its size stops changing (the file is streamed).
+    const size = fs.statSync(path.join(SNAPSHOT_DIR, made)).size;
+    await sleep(1000);
+    if (size === 0 || fs.statSync(path.join(SNAPSHOT_DIR, made)).size !== size) continue;
+    const named = path.join(SNAPSHOT_DIR, `${label}.heapsnapshot`);
+    fs.renameSync(path.join(SNAPSHOT_DIR, made), named);
+    process.stdout.write(
+      `  heap snapshot ${named} (${(size / 2 ** 20).toFixed(0)} MB, ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`,
+    );
+    return;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,20 +270,25 @@ function socket(client: Client, wsPath: string, kind: string): WebSocket {
 // The platform
 
 async function startPlatform(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'embedded/src/main.ts'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      SANDFLOW_DATA_DIR: dataDir,
-      SANDFLOW_PORT: '0',
-      SANDFLOW_KUBE_PORT: '0',
-      SANDFLOW_ADMIN_EMAIL: ADMIN.email,
-      SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
-      SANDFLOW_RUNTIME: 'process',
-      SANDFLOW_LOG_LEVEL: 'warn',
+  const diagnosis = SNAPSHOTS ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...NODE_OPTIONS, ...diagnosis, '--import', 'tsx', 'embedded/src/main.ts'],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        SANDFLOW_DATA_DIR: dataDir,
+        SANDFLOW_PORT: '0',
+        SANDFLOW_KUBE_PORT: '0',
+        SANDFLOW_ADMIN_EMAIL: ADMIN.email,
+        SANDFLOW_ADMIN_PASSWORD: ADMIN.password,
+        SANDFLOW_RUNTIME: 'process',
+        SANDFLOW_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   platformOutput = () => out;
   child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
@@ -509,17 +604,44 @@ try {
   const sampler = setInterval(sample, 10_000);
   const progress = setInterval(() => {
     const all = [...latencies.values()].flat();
-    process.stdout.write(
-      `  ${((performance.now() - started) / 60_000).toFixed(1)} min: ${all.length} requests, ` +
-        `${[...errors.values()].reduce((a, b) => a + b, 0)} errors, ${inFlight} runs in flight, ` +
-        `${runsCompleted} completed, RSS ${rss.at(-1)!.mb.toFixed(0)} MB, load ${os.loadavg()[0]!.toFixed(1)}\n`,
+    void heapOf(base).then((heap) =>
+      process.stdout.write(
+        `  ${((performance.now() - started) / 60_000).toFixed(1)} min: ${all.length} requests, ` +
+          `${[...errors.values()].reduce((a, b) => a + b, 0)} errors, ${inFlight} runs in flight, ` +
+          `${runsCompleted} completed, RSS ${rss.at(-1)!.mb.toFixed(0)} MB` +
+          (heap
+            ? ` (JS heap ${heap.heap.toFixed(0)} of ${heap.heapTotal.toFixed(0)} MB, external ${heap.external.toFixed(0)} MB, ` +
+              `large objects ${heap.buffers.toFixed(0)} MB, ${heap.series} metric series)`
+            : '') +
+          `, load ${os.loadavg()[0]!.toFixed(1)}\n`,
+      ),
     );
   }, 30_000);
+  // Heap snapshots one after another at the minutes asked (each stops the platform while written).
+  const snapshots = (async () => {
+    for (const minute of SNAPSHOT_MINUTES) {
+      const wait = started + minute * 60_000 - performance.now();
+      if (wait > 0) await sleep(wait);
+      if (performance.now() >= until) break;
+      process.stdout.write(`  ${minute} min: ${await census(dataDir)}\n`);
+      await snapshot(pid, `minute-${minute}`);
+    }
+  })();
   await Promise.all(world.users.map((u) => simulate(u, world, until)));
+  await snapshots;
   const drained = performance.now();
   clearInterval(sampler);
   clearInterval(progress);
   sample();
+  const endHeap = await heapOf(base);
+  process.stdout.write(
+    `\nat the end: ${await census(dataDir)}` +
+      (endHeap
+        ? `; JS heap ${endHeap.heap.toFixed(0)} of ${endHeap.heapTotal.toFixed(0)} MB, external ${endHeap.external.toFixed(0)} MB, ${endHeap.series} metric series`
+        : '') +
+      '\n',
+  );
+  if (SNAPSHOTS) await snapshot(pid, 'end');
 
   const all = [...latencies.values()].flat();
   const others = [...latencies].filter(([route]) => route !== 'POST /login').flatMap(([, xs]) => xs);
