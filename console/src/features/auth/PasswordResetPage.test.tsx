@@ -44,7 +44,21 @@ describe('PasswordResetPage', { timeout: 20_000 }, () => {
 
   it.each<[string, ApiAnswer, string]>([
     ['success', { status: 200, result: true }, 'Password changed successfully!'],
-    ['failure', { status: 400, error: 'token: unknown, used or expired' }, 'token: unknown, used or expired'],
+    [
+      'an unknown, used or expired link',
+      { status: 400, error: 'token: unknown, used or expired' },
+      "The password was not changed: this link is unknown, used or expired. Ask for a new one with 'Forgot password?' on the sign-in page.",
+    ],
+    [
+      'a malformed link',
+      { status: 422, error: 'token: at least 10 characters' },
+      'this link is unknown, used or expired.',
+    ],
+    [
+      'another refusal',
+      { status: 422, error: 'password: at least 8 characters' },
+      'The password was not changed: password: at least 8 characters',
+    ],
   ])('on %s shows the outcome and keeps Confirm disabled', async (_what, answer, text) => {
     const calls = stubApi({ 'POST /password/tok-7': () => answer });
     renderPage(<PasswordResetPage />, { url: '/password/tok-7', path: '/password/:token' });
