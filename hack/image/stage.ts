@@ -71,6 +71,28 @@ async function keyOf(repoRoot: string, files: string[], extra: string): Promise<
   return hash.digest('hex').slice(0, 16);
 }
 
+/** How many entries of each kind (console-*, node_modules-*) the stage cache keeps, most recently used first. */
+export const CACHE_KEEP = 2;
+/** A `.tmp-*` folder older than this was left by a build that died; younger ones may be in use. */
+const STALE_TMP_MS = 60 * 60_000;
+
+/**
+ * Keeps the cache from growing with every change of the console or the lock file: of the entries
+ * named `<kind>-<key>`, the `keep` most recently used stay (a hit touches its entry), and `.tmp-*`
+ * folders older than an hour go. Answers what was removed.
+ */
+export async function pruneCache(cacheDir: string, kind: string, keep = CACHE_KEEP): Promise<string[]> {
+  const names = await fs.readdir(cacheDir).catch(() => [] as string[]);
+  const aged = await Promise.all(
+    names.map(async (name) => ({ name, mtime: (await fs.stat(path.join(cacheDir, name))).mtimeMs })),
+  );
+  const entries = aged.filter((e) => e.name.startsWith(`${kind}-`)).sort((a, b) => b.mtime - a.mtime);
+  const stale = aged.filter((e) => e.name.startsWith('.tmp-') && Date.now() - e.mtime > STALE_TMP_MS);
+  const removed = [...entries.slice(keep), ...stale].map((e) => e.name);
+  for (const name of removed) await fs.rm(path.join(cacheDir, name), { recursive: true, force: true });
+  return removed;
+}
+
 /**
  * `dest` made by `make(into)`, through the cache folder `<cacheDir>/<name>` when there is one (made
  * once, then copied; a concurrent maker's result is taken as it is). Answers whether it was cached.
@@ -90,6 +112,8 @@ async function cached(
   const kept = path.join(cacheDir, name);
   if (existsSync(kept)) {
     copy(kept, dest);
+    const now = new Date();
+    await fs.utimes(kept, now, now); // most recently used: pruneCache keeps it
     return true;
   }
   await make(dest);
@@ -97,6 +121,7 @@ async function cached(
   const tmp = path.join(cacheDir, `.tmp-${randomBytes(6).toString('hex')}`);
   copy(dest, tmp);
   await fs.rename(tmp, kept).catch(() => fs.rm(tmp, { recursive: true, force: true }));
+  await pruneCache(cacheDir, name.slice(0, name.lastIndexOf('-')));
   return false;
 }
 
