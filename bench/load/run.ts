@@ -30,6 +30,8 @@
 //                                        them with `npx tsx bench/load/heap-diff.ts a b`.
 // Every 30 s the platform's /metrics gives its JS heap and external memory next to the RSS, and
 // kube-lite's objects are counted per kind at each snapshot and at the end.
+// LOAD_DELETE_SESSIONS=1: after the end, every user deletes its session (and its runs), and the
+// objects, heap and RSS are read again (with LOAD_SNAPSHOTS, one more snapshot: "deleted").
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -56,6 +58,7 @@ const PASSWORD = 'Load-user-Passw0rd!';
 const sh = promisify(execFile);
 const NODE_OPTIONS = (process.env.LOAD_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
 const SNAPSHOTS = Boolean(process.env.LOAD_SNAPSHOTS);
+const DELETE_SESSIONS = Boolean(process.env.LOAD_DELETE_SESSIONS);
 const SNAPSHOT_MINUTES = (process.env.LOAD_SNAPSHOTS ?? '')
   .split(',')
   .filter(Boolean)
@@ -642,6 +645,26 @@ try {
       '\n',
   );
   if (SNAPSHOTS) await snapshot(pid, 'end');
+  if (DELETE_SESSIONS) {
+    // What the runs' state costs: every user deletes its session (and so its runs); the platform's
+    // objects, live heap (a snapshot forces a full collection) and RSS are read again after.
+    const deleting = performance.now();
+    await Promise.all(
+      world.users.map((u) =>
+        call(u.client, 'DELETE', `/session?sessions=${u.session}`, undefined, 'DELETE /session', false),
+      ),
+    );
+    for (let i = 0; i < 60 && !/runs\.sandflow\.io 0,/.test(await census(dataDir)); i++) await sleep(2000);
+    await sleep(10_000);
+    const heap = await heapOf(base);
+    process.stdout.write(
+      `\nsessions deleted (${((performance.now() - deleting) / 1000).toFixed(0)} s): ${await census(dataDir)}` +
+        (heap ? `; JS heap ${heap.heap.toFixed(0)} of ${heap.heapTotal.toFixed(0)} MB` : '') +
+        `; RSS ${rssOf(pid).toFixed(0)} MB\n`,
+    );
+    if (SNAPSHOTS) await snapshot(pid, 'deleted');
+    process.stdout.write(`RSS after the snapshot's full collection: ${rssOf(pid).toFixed(0)} MB\n`);
+  }
 
   const all = [...latencies.values()].flat();
   const others = [...latencies].filter(([route]) => route !== 'POST /login').flatMap(([, xs]) => xs);
