@@ -75,6 +75,14 @@ const ended = (run: string, token: string) =>
     `end of run ${run}`,
   );
 
+/** Types digits into a date-time field's sections (DD-MM-YYYY HH:mm), replacing what it held. */
+async function typeDate(page: Page, label: string, digits: string) {
+  await page.getByRole('group', { name: label, exact: true }).getByRole('spinbutton').first().click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(digits);
+}
+
 async function signedIn(who: Who, width: number, language = 'en') {
   const page = await signIn(e2e, who, width);
   if (language !== 'en') {
@@ -304,13 +312,13 @@ describe.skipIf(!hasChromium)('the organization dashboard (Chromium)', () => {
     await settled(page);
     await drawn(page, 'chart-outcomes');
     // A start after the end: the filter bar says why, the charts ask for a filter.
-    await page.getByRole('textbox', { name: 'Start', exact: true }).fill('2099-01-01T00:00');
+    await typeDate(page, 'Start', '01012099 0000');
     await page.getByText('The start must not be after the end').waitFor();
     await chart(page, 'chart-outcomes', 'noFilter').getByText('Select an option from filter bar').waitFor();
     await shot(page, 'no-filter-1400');
     // A range without runs: the no-data message, never an error page.
-    await page.getByRole('textbox', { name: 'Start', exact: true }).fill('2001-01-01T00:00');
-    await page.getByRole('textbox', { name: 'End', exact: true }).fill('2001-01-02T00:00');
+    await typeDate(page, 'Start', '01012001 0000');
+    await typeDate(page, 'End', '02012001 0000');
     await chart(page, 'chart-outcomes', 'noData').getByText('Try running a session').waitFor();
     await settled(page);
     await shot(page, 'no-data-1400');

@@ -243,18 +243,21 @@ describe('the filter bar', () => {
     await settledPanel('chart-outcomes', 'ready');
     const asked = () => calls.filter((c) => c.key === 'POST /statistic/runs').length;
     const before = asked();
-    const start = screen.getByLabelText('Start');
-    const end = (screen.getByLabelText('End') as HTMLInputElement).value;
-    fireEvent.change(start, { target: { value: '2099-01-01T00:00' } });
+    const end = screen.getByRole('group', { name: 'End' }).querySelector('input')!.value;
+    const user = userEvent.setup();
+    await user.click(
+      within(screen.getByRole('group', { name: 'Start' })).getByRole('spinbutton', { name: 'Day' }),
+    );
+    await user.keyboard('{Control>}a{/Control}{Backspace}01012099 0000');
     expect(await screen.findByText('The start must not be after the end')).toBeVisible();
     const chart = await settledPanel('chart-outcomes', 'noFilter');
     expect(within(chart).getByText('Ops, seems you have no filter options selected')).toBeVisible();
     expect(within(chart).getByText('Select an option from filter bar')).toBeVisible();
     expect(asked()).toBe(before);
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Reset Filters' }));
+    await user.click(screen.getByRole('button', { name: 'Reset Filters' }));
     await settledPanel('chart-outcomes', 'ready');
     expect(screen.queryByText('The start must not be after the end')).toBeNull();
-    expect((screen.getByLabelText('End') as HTMLInputElement).value).toBe(end);
+    expect(screen.getByRole('group', { name: 'End' }).querySelector('input')!.value).toBe(end);
   });
 
   it('says no filter is selected when every group is unticked, and asks for the ones picked', async () => {

@@ -10,13 +10,13 @@ import {
   OutlinedInput,
   Paper,
   Select,
-  TextField,
 } from '@mui/material';
 import { useTranslation } from 'react-i18next';
+import { DateTimeField } from '../../components/DateTimeField';
 import type { FilterProblem, Option, Range } from './shape';
 
-/** Spec 2 §9: the date filter moves in 60-minute steps (datetime-local steps are seconds). */
-const HOUR_STEP_S = 3600;
+/** Spec 2 §9: the date filter moves in 60-minute steps. */
+const HOUR_STEP_MIN = 60;
 
 export interface FilterBarProps {
   options: readonly Option[];
@@ -87,24 +87,22 @@ export function FilterBar({
         </Select>
         {problem === 'noGroups' ? <FormHelperText>{t('filters.noGroups')}</FormHelperText> : null}
       </FormControl>
-      <TextField
-        size="small"
-        type="datetime-local"
+      <DateTimeField
         label={t('filters.start')}
         value={range.start}
-        onChange={(event) => onRange({ ...range, start: event.target.value })}
+        onChange={(start) => onRange({ ...range, start })}
+        minutesStep={HOUR_STEP_MIN}
         error={dateError}
         helperText={dateError ? t(`filters.${problem}`) : undefined}
-        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: HOUR_STEP_S } }}
+        sx={{ minWidth: 0 }}
       />
-      <TextField
-        size="small"
-        type="datetime-local"
+      <DateTimeField
         label={t('filters.end')}
         value={range.end}
-        onChange={(event) => onRange({ ...range, end: event.target.value })}
+        onChange={(end) => onRange({ ...range, end })}
+        minutesStep={HOUR_STEP_MIN}
         error={dateError}
-        slotProps={{ inputLabel: { shrink: true }, htmlInput: { step: HOUR_STEP_S } }}
+        sx={{ minWidth: 0 }}
       />
       <Button
         variant="outlined"

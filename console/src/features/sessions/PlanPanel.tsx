@@ -16,12 +16,13 @@ import {
   Typography,
 } from '@mui/material';
 import { useTranslation } from 'react-i18next';
+import { DateTimeField } from '../../components/DateTimeField';
 import { newPlan, type PlanForm } from './form';
 import { PERIODS, type PeriodicLabel } from './types';
 
-/** Spec 2 §9: start time step 1 minute, until step 5 minutes (datetime-local steps are seconds). */
-const START_STEP_S = 60;
-const UNTIL_STEP_S = 300;
+/** Spec 2 §9: start time step 1 minute, until step 5 minutes. */
+const START_STEP_MIN = 1;
+const UNTIL_STEP_MIN = 5;
 
 function PlanRow({
   plan,
@@ -36,21 +37,13 @@ function PlanRow({
 }) {
   const { t } = useTranslation('sessions');
   const date = (label: string, value: string, step: number, change: (v: string) => void) => (
-    <TextField
-      size="small"
-      type="datetime-local"
-      label={label}
-      value={value}
-      onChange={(e) => change(e.target.value)}
-      slotProps={{ inputLabel: { shrink: true }, htmlInput: { step } }}
-      sx={{ width: 230 }}
-    />
+    <DateTimeField label={label} value={value} onChange={change} minutesStep={step} sx={{ width: 230 }} />
   );
   return (
     <Paper variant="outlined" sx={{ p: 1.5 }} data-testid={`${kind}-row`}>
       <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', alignItems: 'center' }}>
         {kind === 'schedule' ? (
-          date(t('form.time'), plan.time, START_STEP_S, (time) => onChange({ time }))
+          date(t('form.time'), plan.time, START_STEP_MIN, (time) => onChange({ time }))
         ) : (
           <>
             <TextField
@@ -113,7 +106,7 @@ function PlanRow({
             }
             label={t('form.until')}
           />
-          {plan.isUntil && date(t('form.until'), plan.until, UNTIL_STEP_S, (until) => onChange({ until }))}
+          {plan.isUntil && date(t('form.until'), plan.until, UNTIL_STEP_MIN, (until) => onChange({ until }))}
         </Box>
       )}
     </Paper>
