@@ -18,7 +18,7 @@ import {
 } from 'recharts';
 import type { ReactElement } from 'react';
 import { formatDateTime, formatDayMonth, formatHourMinute } from '../../lib/datetime';
-import type { SeriesRow, Usage } from './shape';
+import { valueAxis, type SeriesRow, type Usage } from './shape';
 import { CHART_HEIGHT } from './ChartPanel';
 
 export const COLORS = {
@@ -217,7 +217,7 @@ export function LimitLines({
   const axis = useAxis();
   // Spec 1 §9's DD/MM/YYYY HH:mm:ss, not the browser's locale (which may not be the console's language).
   const tick = hourly ? formatHourMinute : formatDayMonth;
-  const top = Math.max(limit, ...rows.flatMap((row) => series.map((s) => row[s.key] ?? 0)));
+  const yAxis = valueAxis(Math.max(limit, ...rows.flatMap((row) => series.map((s) => row[s.key] ?? 0))));
   return (
     <Sized>
       <LineChart data={rows as SeriesRow[]} margin={{ top: 16, right: 16, left: -8, bottom: 0 }}>
@@ -232,12 +232,7 @@ export function LimitLines({
           tickFormatter={(value: number) => tick(value)}
           minTickGap={24}
         />
-        <YAxis
-          tick={axis.tick}
-          stroke={axis.stroke}
-          width={48}
-          domain={[0, Math.ceil(top * 1.1 * 100) / 100 || 1]}
-        />
+        <YAxis tick={axis.tick} stroke={axis.stroke} width={48} domain={[0, yAxis.max]} ticks={yAxis.ticks} />
         <Tooltip
           {...axis.tooltip}
           labelFormatter={(value) => formatDateTime(new Date(Number(value)))}

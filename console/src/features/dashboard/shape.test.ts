@@ -16,6 +16,7 @@ import {
   rangeBody,
   toUnits,
   usage,
+  valueAxis,
   type GroupStatistics,
 } from './shape';
 
@@ -187,4 +188,25 @@ describe('roles', () => {
     ['user', false],
     [null, false],
   ] as const)('%s is administrator-type: %s', (role, admin) => expect(isAdministrator(role)).toBe(admin));
+});
+
+describe('valueAxis', () => {
+  it.each([
+    [0, 1, [0, 0.2, 0.4, 0.6, 0.8, 1]],
+    [2, 2.5, [0, 0.5, 1, 1.5, 2, 2.5]],
+    [23.54, 30, [0, 10, 20, 30]],
+    [68.52, 80, [0, 20, 40, 60, 80]],
+    [0.3, 0.4, [0, 0.1, 0.2, 0.3, 0.4]],
+    [4096, 5000, [0, 1000, 2000, 3000, 4000, 5000]],
+    [9, 10, [0, 2, 4, 6, 8, 10]],
+  ])('top %s ends at %s on round ticks', (top, max, ticks) => {
+    expect(valueAxis(top)).toEqual({ max, ticks });
+  });
+
+  it.each([0.01, 1, 7.7, 99, 1234.5, 1e6])('keeps a tenth of headroom above %s', (top) => {
+    const { max, ticks } = valueAxis(top);
+    expect(max).toBeGreaterThanOrEqual(top * 1.1 - 1e-9);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    expect(ticks[0]).toBe(0);
+  });
 });

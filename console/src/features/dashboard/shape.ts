@@ -161,6 +161,24 @@ export function mergeSeries(
 }
 
 /** The limit line of a resource: the summed capacity (clusters) or quota (groups), in display units. */
+/**
+ * A value axis from 0 that ends on a round number above the highest value (with a tenth of
+ * headroom, so a limit line never sits on the frame) in 4 or 5 steps of 1, 2, 2.5 or 5 × 10ⁿ: the
+ * ticks read 0, 20, 40, 60, 80 rather than ending on 75.38.
+ */
+export function valueAxis(top: number, steps = 4): { max: number; ticks: number[] } {
+  const wanted = Math.max(0, top) * 1.1;
+  if (!Number.isFinite(wanted) || wanted === 0) return valueAxis(0.9, steps);
+  const power = 10 ** Math.floor(Math.log10(wanted / steps));
+  // The finest round step that covers the top in at most one step more than asked.
+  const step = [1, 2, 2.5, 5, 10, 20]
+    .map((m) => m * power)
+    .find((s) => Math.ceil(wanted / s - 1e-9) <= steps + 1)!;
+  const count = Math.ceil(wanted / step - 1e-9);
+  const ticks = Array.from({ length: count + 1 }, (_, i) => Number((i * step).toPrecision(12)));
+  return { max: ticks[count]!, ticks };
+}
+
 export const limitOf = (resource: Resource, capacities: readonly Record<Resource, number>[]) =>
   toUnits(
     resource,
