@@ -121,6 +121,8 @@ export function Palette({
           <Switch size="small" checked={filters.mine} onChange={(e) => set({ mine: e.target.checked })} />
         }
         label={t('mine')}
+        // MUI's -11px suits a medium switch; a small one's track (7px in) would be cut at the edge.
+        sx={{ ml: '-7px' }}
       />
       <Stack direction="row" spacing={1}>
         <TextField
