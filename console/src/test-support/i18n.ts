@@ -5,6 +5,9 @@ import i18n, { LANGUAGES } from '../i18n';
 /** The languages the console translates English into. */
 export const TRANSLATIONS = LANGUAGES.filter((language) => language !== 'en');
 
+// Only English ships with the i18n module; the checks below read the translations' dictionaries.
+await i18n.loadLanguages(TRANSLATIONS);
+
 /** A dictionary's strings by their dotted keys ('columns.name'). */
 export const flatten = (value: unknown, prefix = ''): Record<string, string> =>
   Object.entries(value as Record<string, unknown>).reduce<Record<string, string>>(

@@ -6,11 +6,11 @@ import {
   DialogContent,
   DialogContentText,
   DialogTitle,
-  TextField,
 } from '@mui/material';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isEmail } from '../../lib/validation';
+import { AuthField } from './AuthField';
 
 export interface ForgotPasswordDialogProps {
   open: boolean;
@@ -43,7 +43,7 @@ function ForgotPasswordContent({ initialEmail, pending, onConfirm, onClose }: Fo
       <DialogTitle id="forgot-title">{t('forgotTitle')}</DialogTitle>
       <DialogContent>
         <DialogContentText sx={{ mb: 2 }}>{t('forgotText')}</DialogContentText>
-        <TextField
+        <AuthField
           label={t('email')}
           type="email"
           autoComplete="email"

@@ -1,7 +1,8 @@
-import { Alert, Box, Checkbox, FormControlLabel, Link, Stack, TextField, Typography } from '@mui/material';
+import { Alert, Box, Checkbox, FormControlLabel, Link, Stack, Typography } from '@mui/material';
 import { useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
+import { AuthField } from './AuthField';
 import { PasswordField } from './PasswordField';
 import { SubmitButton } from './SubmitButton';
 
@@ -49,7 +50,7 @@ export function LoginForm(props: LoginFormProps) {
   return (
     <Box component="form" noValidate onSubmit={onFormSubmit} onKeyDown={onKeyDown}>
       <Stack spacing={2}>
-        <TextField
+        <AuthField
           label={t('email')}
           name="username"
           type="email"

@@ -1,9 +1,10 @@
-import { Alert, Box, Link, Stack, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { Alert, Box, Link, Stack, Tab, Tabs, Typography } from '@mui/material';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link as RouterLink } from 'react-router';
 import type { Invitation } from '../../api/answers';
 import { isEmail } from '../../lib/validation';
+import { AuthField } from './AuthField';
 import { NewPasswordFields } from './NewPasswordFields';
 import { SubmitButton } from './SubmitButton';
 
@@ -86,7 +87,7 @@ export function SignupForm(props: SignupFormProps) {
     <Box component="form" noValidate onSubmit={submit}>
       <Stack spacing={2}>
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-          <TextField
+          <AuthField
             label={t('firstName')}
             name="first_name"
             autoComplete="given-name"
@@ -95,7 +96,7 @@ export function SignupForm(props: SignupFormProps) {
             onChange={(e) => setFirstName(e.target.value)}
             fullWidth
           />
-          <TextField
+          <AuthField
             label={t('lastName')}
             name="last_name"
             autoComplete="family-name"
@@ -104,7 +105,7 @@ export function SignupForm(props: SignupFormProps) {
             fullWidth
           />
         </Stack>
-        <TextField
+        <AuthField
           label={t('email')}
           name="email"
           type="email"
@@ -113,7 +114,7 @@ export function SignupForm(props: SignupFormProps) {
           onChange={(e) => setTypedEmail(e.target.value)}
           error={emailInvalid}
           helperText={emailInvalid ? t('invalidEmail') : undefined}
-          slotProps={{ htmlInput: { readOnly: Boolean(invited) } }}
+          readOnly={Boolean(invited)}
           fullWidth
         />
         <NewPasswordFields
@@ -135,7 +136,7 @@ export function SignupForm(props: SignupFormProps) {
           </Tabs>
           <Box sx={{ pt: 2 }}>
             {tab === 'invitation' ? (
-              <TextField
+              <AuthField
                 key="invitation"
                 label={t('invitationCode')}
                 name="invitation_link"
@@ -145,16 +146,17 @@ export function SignupForm(props: SignupFormProps) {
                 error={fromUrl && props.invitation === null}
                 helperText={fromUrl && props.invitation === null ? t('unknownInvitation') : undefined}
                 // The label stays up so the placeholder shows before the field is focused.
-                slotProps={{ htmlInput: { readOnly: fromUrl }, inputLabel: { shrink: true } }}
+                readOnly={fromUrl}
+                shrinkLabel
                 fullWidth
               />
             ) : (
-              <TextField
+              <AuthField
                 key="organization"
                 label={t('organizationName')}
                 name="organization"
                 placeholder={t('organizationPlaceholder')}
-                slotProps={{ inputLabel: { shrink: true } }}
+                shrinkLabel
                 value={organization}
                 onChange={(e) => setOrganization(e.target.value)}
                 fullWidth
