@@ -215,6 +215,8 @@ export const AUTHORIZATION: Record<string, AccessRule> = {
   'GET /event/:uuid/run': { access: 'signed-in' },
   'GET /run/:uuid': { access: 'signed-in' },
   'PUT /run/:uuid': { access: 'signed-in' },
+  // What a run's sandboxes ran with, for whoever may see the run (services/run-files.ts checks it).
+  'GET /run/:uuid/variables': { access: 'signed-in' },
 
   // Spec 2 §7: a run's files and logs, for whoever may see the run (services/run-files.ts checks it).
   'GET /file/:uuid': { access: 'signed-in' },

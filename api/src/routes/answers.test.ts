@@ -440,6 +440,7 @@ const CHECKED_ELSEWHERE: Record<string, string> = {
   ),
   // Answered from argo-server (the local runner's subset) with the operator running.
   'GET /file/:uuid': 'tests/runs/logs.test.ts',
+  'GET /run/:uuid/variables': 'tests/runs/variables.test.ts',
   ...Object.fromEntries(
     [
       'POST /image',

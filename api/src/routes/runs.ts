@@ -119,8 +119,33 @@ const zRow = z.strictObject({
   trigger: z.string(),
 });
 
+const zRunVariables = z.strictObject({
+  compiled: z
+    .boolean()
+    .describe(
+      'Whether the run’s Argo Workflow was there to read; false before the run is admitted (or once it is gone), with no sandboxes.',
+    ),
+  sandboxes: z.array(
+    z.strictObject({
+      id: z.string().describe('Graph node id.'),
+      name: z.string().describe('Sandbox (node) name.'),
+      variables: z.array(
+        z.strictObject({
+          name: z.string(),
+          value: z.string(),
+          source: z
+            .enum(['session', 'workflow', 'sandbox', 'unknown'])
+            .describe(
+              'The layer holding this value now: the session’s override, the workflow node, the sandbox’s default; unknown when none does any more (changed since the run).',
+            ),
+        }),
+      ),
+    }),
+  ),
+});
+
 export function runRoutes(services: Services): RouteDefinition[] {
-  const { runs } = services;
+  const { runs, runFiles } = services;
   const list = (type: 'schedule' | 'event') =>
     route({
       method: 'get',
@@ -143,6 +168,18 @@ export function runRoutes(services: Services): RouteDefinition[] {
       result: zRun,
       async handler({ caller, params }) {
         return runs.get(caller!, params.uuid);
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/run/:uuid/variables',
+      tag: 'runs',
+      summary:
+        'The variables each sandbox of a run ran with (the environment compiled into its Argo Workflow, without the platform’s SANDFLOW_*), with where each value comes from.',
+      params: z.object({ uuid: zObjectName }).strict(),
+      result: zRunVariables,
+      async handler({ caller, params }) {
+        return runFiles.variables(caller!, params.uuid);
       },
     }),
     route({

@@ -16,6 +16,7 @@ import type { Knex } from 'knex';
 import { badGateway, notFound, unavailable } from '../errors.js';
 import { accessOf, viewerOf, type Resources } from '../resources/index.js';
 import type { Caller } from './callers.js';
+import { runVariablesOf, taskNameOf, type RunVariables } from './run-variables.js';
 import { organizationScope, syncedLayer } from './sessions-scope.js';
 
 /** The most files GET /file/:uuid lists (the operator mirrors as many into the Run). */
@@ -42,8 +43,6 @@ export interface StepRef {
   podName: string;
   running: boolean;
 }
-
-const taskNameOf = (sandboxName: string) => `sb-${sandboxName.replace(/_/g, '-')}`;
 
 /** A task's latest Pod: itself, or the last attempt under a Retry node. */
 function podOf(node: ArgoApiNode | undefined, nodes: Record<string, ArgoApiNode>): ArgoApiNode | undefined {
@@ -105,6 +104,11 @@ export function createRunFileService(deps: {
 
   /** A run of the caller's organization they may see (as GET /run/:uuid decides); else a 404. */
   async function reachRun(caller: Caller, id: string): Promise<Run> {
+    return (await reach(caller, id)).run;
+  }
+
+  /** reachRun, with the run's session and the resource layer it was found in. */
+  async function reach(caller: Caller, id: string) {
     const layer = await syncedLayer(deps.resources);
     const scope = await organizationScope(deps.db, layer, caller);
     const run = scope
@@ -114,10 +118,10 @@ export function createRunFileService(deps: {
     const subject = layer.runs.kind.access(run);
     const session = layer.sessions.get(run.metadata.namespace!, run.spec.session);
     const sessionOwner = session ? layer.sessions.kind.access(session).owner : undefined;
-    if (sessionOwner && sessionOwner === caller.userId) return run;
+    if (sessionOwner && sessionOwner === caller.userId) return { run, session, layer };
     const viewer = await viewerOf(deps.db, caller, scope.organizationId, [subject.owner]);
     if (!accessOf(viewer, subject).view) throw notFound('Run');
-    return run;
+    return { run, session, layer };
   }
 
   async function workflowOf(run: Run) {
@@ -155,6 +159,23 @@ export function createRunFileService(deps: {
     step,
 
     /** GET /file/:uuid: the output files of the run's steps (not their logs), oldest step first. */
+    /**
+     * GET /run/:uuid/variables: the variables each sandbox's step ran with, from the run's Argo
+     * Workflow (its latest, after a restart), each with the layer holding that value now.
+     */
+    async variables(caller: Caller, runId: string): Promise<RunVariables> {
+      const { run, session, layer } = await reach(caller, runId);
+      const workflow = await workflowOf(run);
+      const wfNamespace = session?.spec.workflowNamespace ?? run.metadata.namespace!;
+      return runVariablesOf({
+        run,
+        workflow,
+        session,
+        sandboxOf: (node) =>
+          node.sandbox ? layer.sandboxes.get(node.sandboxNamespace ?? wfNamespace, node.sandbox) : undefined,
+      });
+    },
+
     async list(caller: Caller, runId: string): Promise<RunFile[]> {
       const run = await reachRun(caller, runId);
       const wf = await workflowOf(run);

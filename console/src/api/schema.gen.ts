@@ -1335,6 +1335,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/run/{uuid}/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The variables each sandbox of a run ran with (the environment compiled into its Argo Workflow, without the platform’s SANDFLOW_*), with where each value comes from. */
+        get: operations["getRunUuidVariables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedule/{uuid}/run": {
         parameters: {
             query?: never;
@@ -9708,6 +9725,65 @@ export interface operations {
                                 /** @description ISO date; 0001-01-01T00:00:00Z when unset. */
                                 creation_time: string;
                                 path: string;
+                            }[];
+                        };
+                        status: number;
+                    };
+                };
+            };
+            /** @description failure */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: null;
+                        status: number;
+                        error: {
+                            code: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRunUuidVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        result: {
+                            /** @description Whether the run’s Argo Workflow was there to read; false before the run is admitted (or once it is gone), with no sandboxes. */
+                            compiled: boolean;
+                            sandboxes: {
+                                /** @description Graph node id. */
+                                id: string;
+                                /** @description Sandbox (node) name. */
+                                name: string;
+                                variables: {
+                                    name: string;
+                                    value: string;
+                                    /**
+                                     * @description The layer holding this value now: the session’s override, the workflow node, the sandbox’s default; unknown when none does any more (changed since the run).
+                                     * @enum {string}
+                                     */
+                                    source: "session" | "workflow" | "sandbox" | "unknown";
+                                }[];
                             }[];
                         };
                         status: number;
