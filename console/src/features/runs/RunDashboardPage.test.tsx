@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { configure, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { stubApi } from '../../test-support/api-stub';
 import { stubWindowWidth } from '../../test-support/media';
@@ -121,6 +121,45 @@ describe('the run dashboard', () => {
       'href',
       '/api/v0/file/r-1/n0/step0',
     );
+  });
+
+  it("lists on the Variables tab what each sandbox ran with (GET /run/{uuid}/variables), the graph's selection narrowing it; a failure offers a retry", async () => {
+    let answers = 0;
+    const calls = stubApi({
+      'GET /run/r-1': () => ({ result: aRun() }),
+      'GET /run/r-1/variables': () =>
+        ++answers === 1
+          ? { status: 502, error: 'argo-server could not give the workflow.', code: 'argo_failed' }
+          : {
+              result: {
+                compiled: true,
+                sandboxes: [
+                  { id: 'n0', name: 'step0', variables: [{ name: 'A', value: '1', source: 'session' }] },
+                  { id: 'n1', name: 'step1', variables: [{ name: 'B', value: '2', source: 'sandbox' }] },
+                ],
+              },
+            },
+    });
+    open();
+    await screen.findByRole('heading', { name: 'nightly #3' });
+    expect(calls.some((c) => c.key === 'GET /run/r-1/variables')).toBe(false);
+    fireEvent.click(screen.getByRole('tab', { name: 'Variables' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'The variables could not be loaded: argo-server could not give the workflow.',
+    );
+    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    const sections = async () =>
+      (await screen.findAllByRole('region', { name: /^Variables of / })).map((r) =>
+        r.getAttribute('aria-label'),
+      );
+    expect(await sections()).toEqual(['Variables of step0', 'Variables of step1']);
+    expect(screen.getByText('Session override')).toBeInTheDocument();
+
+    fireEvent.click((await screen.findAllByTestId('run-node'))[1]!);
+    await waitFor(async () => expect(await sections()).toEqual(['Variables of step1']));
+    fireEvent.click(screen.getByRole('button', { name: 'Show all sandboxes' }));
+    await waitFor(async () => expect(await sections()).toEqual(['Variables of step0', 'Variables of step1']));
   });
 
   it('shows the invalid-run state when the run is not found (404)', async () => {

@@ -16,8 +16,10 @@ import { Legend } from './Legend';
 import { RunGraphView, type NodeCommand } from './RunGraphView';
 import { POLL_EVERY_MS, POLL_FIRST_MS } from './status';
 import { TerminalTab, type LogTarget } from './TerminalTab';
+import { useRunVariables } from './queries';
+import { VariablesTab } from './VariablesTab';
 
-type TabKey = 'terminal' | 'files' | 'history';
+type TabKey = 'terminal' | 'files' | 'history' | 'variables';
 /** restart_from is answered from these run phases (api RUN_ACTION_RULES). */
 const RESTARTABLE = ['COMPLETED', 'ERROR', 'STOPPED'];
 
@@ -37,6 +39,7 @@ export default function RunDashboardPage() {
   const [target, setTarget] = useState<LogTarget | null>(null);
   const [filesOf, setFilesOf] = useState<string | null>(null);
   const files = useRunFiles(runId, Boolean(run.data) && tab === 'files');
+  const variables = useRunVariables(runId, run.data?.status, Boolean(run.data) && tab === 'variables');
   const action = useRunAction();
 
   const sandboxes = useMemo(() => {
@@ -145,6 +148,7 @@ export default function RunDashboardPage() {
           <Tab value="terminal" label={t('terminal')} />
           <Tab value="files" label={t('files')} />
           <Tab value="history" label={t('history')} />
+          <Tab value="variables" label={t('variables')} />
         </Tabs>
         {tab === 'terminal' && (
           <TerminalTab run={data} sandboxes={sandboxes} target={target} onTarget={setTarget} />
@@ -161,6 +165,17 @@ export default function RunDashboardPage() {
           />
         )}
         {tab === 'history' && <HistoryTab run={data} />}
+        {tab === 'variables' && (
+          <VariablesTab
+            variables={variables.data}
+            loading={variables.isFetching}
+            error={variables.isError ? variables.error.message : undefined}
+            onRetry={() => void variables.refetch()}
+            selected={selected}
+            onShowAll={() => setSelected(null)}
+            compact={compact}
+          />
+        )}
       </Paper>
     </Box>
   );

@@ -3,7 +3,15 @@ import { expectLocalesComplete, TRANSLATIONS } from '../../test-support/i18n';
 
 // Words that stay the same in the languages (product and technical words).
 const SAME: Record<string, string[]> = {
-  runs: ['sandbox', 'fileColumns.sandbox', 'terminal', 'instances_one', 'instances_other'],
+  runs: [
+    'sandbox',
+    'fileColumns.sandbox',
+    'terminal',
+    'instances_one',
+    'instances_other',
+    'variables',
+    'vars.source.workflow',
+  ],
   sessions: ['webhook.title', 'form.notification', 'scheduleActive'],
 };
 
