@@ -101,6 +101,13 @@ describe('the variables tab (per sandbox: name, value and where it came from)', 
     expect(onShowAll).toHaveBeenCalledOnce();
   });
 
+  it('puts the origin under the value on a narrow screen (no column of its own)', () => {
+    show({ selected: 'n1', compact: true });
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Value']);
+    const [name, value] = within(screen.getByTestId('variable-row')).getAllByRole('cell');
+    expect([name!.textContent, value!.textContent]).toEqual(['BANDS', 'B4,B8Sandbox default']);
+  });
+
   it('shows long values whole, in monospace, wrapping', () => {
     show({ selected: 'n0' });
     const value = screen.getByText(LONG);

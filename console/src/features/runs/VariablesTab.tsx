@@ -22,12 +22,31 @@ export type RunVariables = Result<'getRunUuidVariables'>;
 export type SandboxVariables = RunVariables['sandboxes'][number];
 export type VariableSource = SandboxVariables['variables'][number]['source'];
 
-const SOURCE_COLOR: Record<VariableSource, 'primary' | 'secondary' | 'default' | 'warning'> = {
+const SOURCE_COLOR: Record<VariableSource, 'primary' | 'secondary' | 'default'> = {
   session: 'primary',
   workflow: 'secondary',
   sandbox: 'default',
-  unknown: 'warning',
+  unknown: 'default',
 };
+
+/** Where a value came from; one no layer holds any more is dashed and greyed. */
+function SourceChip({ source }: { source: VariableSource }) {
+  const { t } = useTranslation('runs');
+  return (
+    <Chip
+      size="small"
+      variant="outlined"
+      color={SOURCE_COLOR[source]}
+      label={t(`vars.source.${source}`)}
+      sx={{
+        maxWidth: '100%',
+        height: 'auto',
+        '& .MuiChip-label': { whiteSpace: 'normal', py: 0.25 },
+        ...(source === 'unknown' ? { borderStyle: 'dashed', color: 'text.secondary' } : {}),
+      }}
+    />
+  );
+}
 
 function SandboxTable({ sandbox, compact }: { sandbox: SandboxVariables; compact: boolean }) {
   const { t } = useTranslation('runs');
@@ -41,9 +60,9 @@ function SandboxTable({ sandbox, compact }: { sandbox: SandboxVariables; compact
     <Table size="small" aria-label={t('vars.of', { sandbox: sandbox.name })} sx={{ tableLayout: 'fixed' }}>
       <TableHead>
         <TableRow>
-          <TableCell sx={{ width: compact ? '30%' : '25%' }}>{t('vars.columns.name')}</TableCell>
+          <TableCell sx={{ width: compact ? '32%' : '25%' }}>{t('vars.columns.name')}</TableCell>
           <TableCell>{t('vars.columns.value')}</TableCell>
-          <TableCell sx={{ width: compact ? 116 : 200 }}>{t('vars.columns.source')}</TableCell>
+          {!compact && <TableCell sx={{ width: 220 }}>{t('vars.columns.source')}</TableCell>}
         </TableRow>
       </TableHead>
       <TableBody>
@@ -77,20 +96,18 @@ function SandboxTable({ sandbox, compact }: { sandbox: SandboxVariables; compact
                   </IconButton>
                 </Tooltip>
               </Box>
+              {/* Narrow screens: the origin under the value rather than in a column of its own. */}
+              {compact && (
+                <Box sx={{ mt: 0.5 }}>
+                  <SourceChip source={v.source} />
+                </Box>
+              )}
             </TableCell>
-            <TableCell sx={{ verticalAlign: 'top' }}>
-              <Chip
-                size="small"
-                variant="outlined"
-                color={SOURCE_COLOR[v.source]}
-                label={t(`vars.source.${v.source}`)}
-                sx={{
-                  maxWidth: '100%',
-                  height: 'auto',
-                  '& .MuiChip-label': { whiteSpace: 'normal', py: 0.25 },
-                }}
-              />
-            </TableCell>
+            {!compact && (
+              <TableCell sx={{ verticalAlign: 'top' }}>
+                <SourceChip source={v.source} />
+              </TableCell>
+            )}
           </TableRow>
         ))}
       </TableBody>
