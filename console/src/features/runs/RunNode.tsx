@@ -69,7 +69,12 @@ export const RunNode = memo(function RunNode({ data, selected }: NodeProps<RunSa
       <Avatar sx={{ width: 26, height: 26, fontSize: 13, bgcolor: colour, color: '#111' }}>
         {data.node.name.slice(0, 1).toUpperCase()}
       </Avatar>
-      <Typography variant="caption" noWrap sx={{ maxWidth: '100%', fontWeight: 600, lineHeight: 1.2 }}>
+      <Typography
+        variant="caption"
+        noWrap
+        title={data.node.name}
+        sx={{ maxWidth: '100%', fontWeight: 600, lineHeight: 1.2 }}
+      >
         {data.node.name}
       </Typography>
       <Typography variant="caption" noWrap sx={{ fontSize: 9, lineHeight: 1.1, color: colour }}>

@@ -97,7 +97,9 @@ export const SandboxNode = memo(function SandboxNode({ data, selected }: NodePro
           data.node.name.slice(0, 1).toUpperCase()
         )}
       </div>
-      <div style={name}>{data.node.name}</div>
+      <div style={name} title={data.node.name}>
+        {data.node.name}
+      </div>
       <div style={owner}>{info?.author ?? ''}</div>
       <div role="img" title={label} aria-label={label} style={{ ...dot, background: STATE_COLOUR[state] }} />
       <Handle type="source" position={Position.Right} />
