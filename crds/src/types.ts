@@ -29,3 +29,14 @@ export const DEFAULTS = {
   attempts: 1,
   instanceNumber: 1,
 } as const;
+
+/**
+ * A session's per-node setting (its variables or resources): keyed by the node's name, else by the
+ * node's sandbox. The compiler applies them so; the API reads them back the same way.
+ */
+export function sessionOverrideOf<T>(
+  byNode: Record<string, T> | undefined,
+  node: { name: string; sandbox?: string | undefined },
+): T | undefined {
+  return byNode?.[node.name] ?? (node.sandbox ? byNode?.[node.sandbox] : undefined);
+}

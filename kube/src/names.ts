@@ -82,3 +82,24 @@ export const splitKey = (key: string): [string | undefined, string] => {
   const i = key.indexOf('/');
   return i < 0 ? [undefined, key] : [key.slice(0, i), key.slice(i + 1)];
 };
+
+/**
+ * Argo task (and template) name of a workflow's sandbox node: `sb-` + its name with `_` as `-`
+ * (task names allow [a-zA-Z0-9-]). The compiler names the steps so; the run mirror, the run
+ * actions and the API's run files and variables find them by it.
+ */
+export const stepTaskName = (sandboxName: string) => `sb-${sandboxName.replace(/_/g, '-')}`;
+
+/** The environment the platform gives every step after the sandbox's own variables. */
+export const STEP_ENV = {
+  /** The shared folder of the run's steps. */
+  dir: 'SANDFLOW_DIR',
+  /** The step's own output folder in it. */
+  output: 'SANDFLOW_OUTPUT',
+  sandbox: 'SANDFLOW_SANDBOX',
+  run: 'SANDFLOW_RUN',
+  /** A dynamic instance's number. */
+  instance: 'SANDFLOW_INSTANCE',
+  /** A dynamic instance's input file. */
+  instanceInput: 'SANDFLOW_INSTANCE_INPUT',
+} as const;

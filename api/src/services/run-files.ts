@@ -6,6 +6,7 @@ import {
   ArgoServerError,
   createArgoClient,
   podNameOf,
+  stepTaskName,
   type ArgoApiNode,
   type ArgoApiWorkflow,
   type ArgoClient,
@@ -16,7 +17,7 @@ import type { Knex } from 'knex';
 import { badGateway, notFound, unavailable } from '../errors.js';
 import { accessOf, viewerOf, type Resources } from '../resources/index.js';
 import type { Caller } from './callers.js';
-import { runVariablesOf, taskNameOf, type RunVariables } from './run-variables.js';
+import { runVariablesOf, type RunVariables } from './run-variables.js';
 import { organizationScope, syncedLayer } from './sessions-scope.js';
 
 /** The most files GET /file/:uuid lists (the operator mirrors as many into the Run). */
@@ -61,7 +62,7 @@ function podOf(node: ArgoApiNode | undefined, nodes: Record<string, ArgoApiNode>
  */
 export function stepNodeOf(wf: ArgoApiWorkflow, sandbox: string, name: string): ArgoApiNode | undefined {
   const nodes = (wf.status?.nodes ?? {}) as Record<string, ArgoApiNode>;
-  const taskName = `${wf.metadata.name}.${taskNameOf(sandbox)}`;
+  const taskName = `${wf.metadata.name}.${stepTaskName(sandbox)}`;
   const task = Object.values(nodes).find((n) => n.name === taskName);
   if (name === sandbox) return podOf(task, nodes);
   const index = name.startsWith(`${sandbox}(`)
@@ -180,7 +181,7 @@ export function createRunFileService(deps: {
       const run = await reachRun(caller, runId);
       const wf = await workflowOf(run);
       if (!wf) return [];
-      const sandboxes = new Map((run.status?.workflow?.nodes ?? []).map((n) => [taskNameOf(n.name), n]));
+      const sandboxes = new Map((run.status?.workflow?.nodes ?? []).map((n) => [stepTaskName(n.name), n]));
       const nodes = Object.values((wf.status?.nodes ?? {}) as Record<string, ArgoApiNode>)
         .filter((n) => n.type === 'Pod' && n.finishedAt && n.templateName && sandboxes.has(n.templateName))
         .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? ''));
@@ -227,7 +228,7 @@ export function createRunFileService(deps: {
       const wf = graph ? await workflowOf(run) : null;
       if (!wf || !graph) throw notFound(`File ${filename}`);
       const all = Object.values((wf.status?.nodes ?? {}) as Record<string, ArgoApiNode>);
-      const task = taskNameOf(graph.name);
+      const task = stepTaskName(graph.name);
       // A sandbox's own name means any of its executions (the latest wins); an instance name one of them.
       const own =
         sandbox === graph.name ? all.filter((n) => n.type === 'Pod' && n.templateName === task) : [];

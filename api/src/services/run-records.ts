@@ -1,5 +1,5 @@
 import type { Run, Session, Sandbox, WorkflowSpec } from '@sandflow/crds';
-import { DEFAULTS } from '@sandflow/crds';
+import { DEFAULTS, sessionOverrideOf } from '@sandflow/crds';
 import { LABELS } from '@sandflow/kube';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -139,9 +139,7 @@ export function allocationFrom(
   return (step) => {
     const node =
       workflow?.nodes?.find((n) => n.id === step.id) ?? workflow?.nodes?.find((n) => n.name === step.name);
-    const override =
-      session?.spec.resources?.[step.name] ??
-      (node?.sandbox ? session?.spec.resources?.[node.sandbox] : undefined);
+    const override = sessionOverrideOf(session?.spec.resources, { name: step.name, sandbox: node?.sandbox });
     const constraints = node?.sandbox
       ? sandboxOf(node.sandbox, node.sandboxNamespace)?.spec.constraints
       : undefined;

@@ -4,21 +4,18 @@
 // override, the last of a name winning), not recomputed. Where a value came from is told by the
 // layers as they are: the session and the sandbox may have changed since the run started, so a value
 // none of them holds any more reads as `unknown`.
-import type { Run, Sandbox, Session, Variable, WorkflowNode } from '@sandflow/crds';
-import type { ArgoApiWorkflow } from '@sandflow/kube';
-
-/** Argo task (and template) name of a sandbox node: `sb-` + its name with `_` as `-` (the compiler's taskName). */
-export const taskNameOf = (sandboxName: string) => `sb-${sandboxName.replace(/_/g, '-')}`;
+import {
+  sessionOverrideOf,
+  type Run,
+  type Sandbox,
+  type Session,
+  type Variable,
+  type WorkflowNode,
+} from '@sandflow/crds';
+import { STEP_ENV, stepTaskName, type ArgoApiWorkflow } from '@sandflow/kube';
 
 /** What the compiler adds to every step's environment after the sandbox's own variables. */
-export const PLATFORM_VARIABLES: ReadonlySet<string> = new Set([
-  'SANDFLOW_DIR',
-  'SANDFLOW_OUTPUT',
-  'SANDFLOW_SANDBOX',
-  'SANDFLOW_RUN',
-  'SANDFLOW_INSTANCE',
-  'SANDFLOW_INSTANCE_INPUT',
-]);
+const PLATFORM_VARIABLES: ReadonlySet<string> = new Set(Object.values(STEP_ENV));
 
 /** The layer a value came from, the overriding one first: session override, workflow node, sandbox default. */
 export type VariableSource = 'session' | 'workflow' | 'sandbox' | 'unknown';
@@ -38,11 +35,6 @@ export interface RunVariables {
 const holds = (list: Variable[] | undefined, name: string, value: string) =>
   (list ?? []).some((v) => v.name === name && (v.value ?? '') === value);
 
-/** The session's variables of a node: keyed by the node's name, else by its sandbox (as the compiler reads them). */
-export const sessionVariablesOf = (session: Session | undefined, node: WorkflowNode) =>
-  session?.spec.variables?.[node.name] ??
-  (node.sandbox ? session?.spec.variables?.[node.sandbox] : undefined);
-
 /**
  * Per node of the run's graph snapshot, the environment of its step template in the Argo Workflow,
  * without the platform's SANDFLOW_* variables, each with the layer that holds that value now.
@@ -57,11 +49,11 @@ export function runVariablesOf(input: {
   if (!workflow) return { compiled: false, sandboxes: [] };
   const templates = workflow.spec?.templates ?? [];
   const sandboxes = (run.status?.workflow?.nodes ?? []).map((node) => {
-    const template = templates.find((t) => t.name === taskNameOf(node.name));
+    const template = templates.find((t) => t.name === stepTaskName(node.name));
     const env = (template?.container?.env ?? []).filter(
       (e) => !PLATFORM_VARIABLES.has(e.name) && e.value !== undefined,
     );
-    const sessionVars = sessionVariablesOf(session, node);
+    const sessionVars = sessionOverrideOf(session?.spec.variables, node);
     const sandboxVars = input.sandboxOf(node)?.spec.variables;
     const variables = env.map(({ name, value = '' }): RunVariable => {
       const source: VariableSource = holds(sessionVars, name, value)

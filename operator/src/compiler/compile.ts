@@ -31,6 +31,7 @@ import type { IDAGTask } from '@kubernetes-models/argo-workflows/argoproj.io/v1a
 import {
   DEFAULTS,
   nodeDependencies,
+  sessionOverrideOf,
   validateWorkflow,
   type Dependency,
   type NormalizedEdge,
@@ -41,7 +42,7 @@ import {
   type WorkflowNode,
   type WorkflowValidationContext,
 } from '@sandflow/crds';
-import { LABELS } from '@sandflow/kube';
+import { LABELS, STEP_ENV, stepTaskName } from '@sandflow/kube';
 import { compileSchedule, cronWindow, type CompiledSchedule } from './schedule.js';
 
 export const SHARED_DIR = '/sandflow';
@@ -93,9 +94,9 @@ export class CompileError extends Error {
   }
 }
 
-/** Argo task name of a node: `sb-` + the sandbox name with `_` as `-` (task names allow [a-zA-Z0-9-]). */
+/** Argo task name of a node (stepTaskName: `sb-` + the sandbox name with `_` as `-`). */
 export function taskName(node: Pick<WorkflowNode, 'name'>): string {
-  return `sb-${node.name.replace(/_/g, '-')}`;
+  return stepTaskName(node.name);
 }
 const splitTaskName = (node: WorkflowNode) => `sf-split-${node.name.replace(/_/g, '-')}`;
 
@@ -392,28 +393,24 @@ function containerTemplate(
 ): ITemplate {
   const image = imageOf(sandbox, options);
   if (!image) throw new CompileError(`sandbox ${sandbox.spec.name} has no image`);
-  const override =
-    session.spec.resources?.[node.name] ??
-    (node.sandbox ? session.spec.resources?.[node.sandbox] : undefined);
+  const override = sessionOverrideOf(session.spec.resources, node);
   const c = sandbox.spec.constraints ?? {};
   const cpu = override?.cpu ?? c.cpu ?? DEFAULTS.cpu;
   const memory = override?.memory ?? c.memory ?? DEFAULTS.memory;
   const disk = override?.disk ?? c.disk ?? DEFAULTS.disk;
-  const sessionVars =
-    session.spec.variables?.[node.name] ??
-    (node.sandbox ? session.spec.variables?.[node.sandbox] : undefined);
+  const sessionVars = sessionOverrideOf(session.spec.variables, node);
   const env = mergeVariables(sandbox.spec.variables, node.variables, sessionVars);
   env.push(
-    { name: 'SANDFLOW_DIR', value: SHARED_DIR },
-    { name: 'SANDFLOW_OUTPUT', value: `${SHARED_DIR}/${node.name}` },
-    { name: 'SANDFLOW_SANDBOX', value: node.name },
-    { name: 'SANDFLOW_RUN', value: '{{workflow.name}}' },
+    { name: STEP_ENV.dir, value: SHARED_DIR },
+    { name: STEP_ENV.output, value: `${SHARED_DIR}/${node.name}` },
+    { name: STEP_ENV.sandbox, value: node.name },
+    { name: STEP_ENV.run, value: '{{workflow.name}}' },
   );
   if (multi) {
-    env.push({ name: 'SANDFLOW_INSTANCE', value: '{{inputs.parameters.instance}}' });
+    env.push({ name: STEP_ENV.instance, value: '{{inputs.parameters.instance}}' });
     if (multi.instanceInput)
       env.push({
-        name: 'SANDFLOW_INSTANCE_INPUT',
+        name: STEP_ENV.instanceInput,
         value: `${SHARED_DIR}/.instances/${node.name}/{{inputs.parameters.instance}}`,
       });
   }

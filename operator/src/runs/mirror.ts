@@ -2,7 +2,7 @@
 // dynamic instances (sub_sandbox), history entries on every change, start/stop times, outputs and
 // billing records (spec 2 §9) for every finished step.
 import type { Run, RunStatus, SandboxRunStatus } from '@sandflow/crds';
-import { LABELS, cpuMillis, memoryMiB, type ArgoNode, type ArgoWorkflow } from '@sandflow/kube';
+import { LABELS, cpuMillis, memoryMiB, stepTaskName, type ArgoNode, type ArgoWorkflow } from '@sandflow/kube';
 import { billingAmount, machineFor } from './billing.js';
 
 export type ProductStatus = NonNullable<SandboxRunStatus['status']>;
@@ -14,8 +14,6 @@ type Output = NonNullable<RunStatus['outputs']>[number];
 export const FINAL_RUN_PHASES = new Set(['COMPLETED', 'ERROR', 'STOPPED']);
 export const ACTIVE_RUN_PHASES = new Set(['INIT', 'RUNNING', 'PAUSED']);
 const MAX_OUTPUTS = 1000;
-
-export const taskNameOf = (sandboxName: string) => `sb-${sandboxName.replace(/_/g, '-')}`;
 
 export function productOf(phase: string | undefined): ProductStatus {
   switch (phase) {
@@ -109,7 +107,7 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
   const prevByName = new Map((prev.sandboxStatuses ?? []).map((s) => [s.name, s]));
   const graphNodes = prev.workflow?.nodes ?? [];
   const sandboxStatuses: SandboxRunStatus[] = graphNodes.map((g) => {
-    const task = byName.get(`${wfName}.${taskNameOf(g.name)}`);
+    const task = byName.get(`${wfName}.${stepTaskName(g.name)}`);
     let status: ProductStatus = task ? taskStatus(task, nodes) : 'WAITING';
     if (phase === 'PAUSED' && status === 'WAITING') status = 'PAUSED';
     if (
@@ -175,7 +173,7 @@ export function mirror(input: MirrorInput): Partial<RunStatus> {
   if (wf?.status?.message && phase !== 'COMPLETED') out.message = wf.status.message;
 
   // Outputs and billing from finished Pod nodes.
-  const sandboxOf = new Map(graphNodes.map((g) => [taskNameOf(g.name), g]));
+  const sandboxOf = new Map(graphNodes.map((g) => [stepTaskName(g.name), g]));
   const templates = new Map((wf?.spec.templates ?? []).map((t) => [t.name, t]));
   const outputs: Output[] = [];
   const billing: Billing[] = [...(prev.billing ?? [])];

@@ -5,11 +5,18 @@
 // The history entry names who asked (spec.requestedBy, written by the API with the action), else
 // the run's owner.
 import type { Run, RunSpec, RunStatus } from '@sandflow/crds';
-import { KINDS, LABELS, isAlreadyExists, isConflict, setCondition, type ArgoWorkflow } from '@sandflow/kube';
+import {
+  KINDS,
+  LABELS,
+  isAlreadyExists,
+  isConflict,
+  setCondition,
+  stepTaskName,
+  type ArgoWorkflow,
+} from '@sandflow/kube';
 import type { Context } from '../../context.js';
 import { resetForRetry } from '../../runs/argo.js';
 import { staysOn } from '../../runs/scheduler.js';
-import { taskNameOf } from '../../runs/mirror.js';
 import { algorithmOf, compileFor, demandOf, loadInputs, place } from './admission.js';
 import { writeStatus } from './status.js';
 
@@ -179,7 +186,7 @@ export async function applyActions(
     if (!ACTION_RULES.restart_from!.has(phase)) return refuse('restart_from', next);
     if (!(status.workflow?.nodes ?? []).some((n) => n.name === sandbox))
       return answer('restart_from', next, false, `no sandbox named ${sandbox} in this run`);
-    if (!(await resetArgo(ctx, wf, [taskNameOf(sandbox)]))) return true;
+    if (!(await resetArgo(ctx, wf, [stepTaskName(sandbox)]))) return true;
     holdResources(wf);
     return accept('restart_from', { ...next, stop: Boolean(spec.stop) }, { phase: 'RUNNING' });
   }
