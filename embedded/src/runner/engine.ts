@@ -9,7 +9,7 @@
 // behind it, e.g. after a runner restart) become Error "pod deleted", as Argo does for deleted pods.
 import fs from 'node:fs';
 import path from 'node:path';
-import { cpuMillis, memoryMiB } from '@sandflow/kube';
+import { STEP_ENV, cpuMillis, memoryMiB } from '@sandflow/kube';
 import {
   durationMs,
   isFinal,
@@ -598,7 +598,7 @@ class Operation {
   private collectOutputs(n: NodeStatus, t: Template) {
     if (n.phase !== 'Succeeded') return;
     const c = t.container ?? t.script;
-    const out = c?.env?.find((e) => e.name === 'SANDFLOW_OUTPUT')?.value;
+    const out = c?.env?.find((e) => e.name === STEP_ENV.output)?.value;
     if (!out?.startsWith('/sandflow/')) return;
     const shared = this.ctx.runtime.sharedDir(this.namespace, this.name);
     const rel = out.slice('/sandflow/'.length);
