@@ -172,7 +172,8 @@ export default function SessionFormPage() {
   return (
     <Box sx={{ p: compact ? 1.5 : 3, maxWidth: 1400, mx: 'auto' }}>
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mb: 2, flexWrap: 'wrap' }}>
-        <Typography variant="h5" component="h1" sx={{ flex: 1 }}>
+        {/* The title keeps its line; when the buttons do not fit beside it they wrap under it. */}
+        <Typography variant="h5" component="h1" sx={{ flex: '1 0 auto' }}>
           {t(editing ? 'editTitle' : 'createTitle')}
         </Typography>
         <Button variant="contained" onClick={onSave} disabled={!allowed || save.isPending}>
