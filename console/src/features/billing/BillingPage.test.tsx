@@ -98,6 +98,7 @@ describe('Billing page', () => {
     const records = await screen.findByRole('table', { name: 'Billing records' });
     expect(screen.getByRole('heading', { level: 1, name: 'Billing' })).toBeInTheDocument();
     expect(screen.getByTestId('billing-total')).toHaveTextContent('$12.35');
+    expect(screen.getByText(/every total is the exact sum, rounded once/)).toBeInTheDocument();
     expect(screen.getByText('45 records · 2 sessions')).toBeInTheDocument();
     expect(
       within(records)

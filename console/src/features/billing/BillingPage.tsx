@@ -266,6 +266,9 @@ export default function BillingPage() {
             <Typography color="text.secondary">
               {t('records', { count: data.total })} · {t('sessionCount', { count: data.sessions.length })}
             </Typography>
+            <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
+              {t('rounding')}
+            </Typography>
           </Paper>
           <Totals data={data} language={language} />
           <Records
