@@ -6,20 +6,27 @@ import type { TestProject } from 'vitest/node';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = process.env.ENVTEST_BIN_DIR ?? path.join(root, '.cache/envtest/bin');
 
+const TOOLS = [
+  { name: 'helm', module: 'helm.sh/helm/v3' },
+  { name: 'kubeconform', module: 'github.com/yannh/kubeconform' },
+];
+
 /**
- * The helm in `bin` is the version hack/envtest/tools/go.mod pins (its stamp says so): used as it
- * is, without taking build.sh's lock (which a long `build.sh core` may hold).
+ * helm and kubeconform in `bin` are the versions hack/envtest/tools/go.mod pins (their stamps say
+ * so): used as they are, without taking build.sh's lock (which a long `build.sh core` may hold).
  */
 function builtAtPinnedVersion(): boolean {
   const goMod = fs.readFileSync(path.join(root, 'hack/envtest/tools/go.mod'), 'utf8');
-  const version = /^\s*helm\.sh\/helm\/v3 (v\S+)/m.exec(goMod)?.[1];
-  const stamp = path.join(bin, '.helm.stamp');
-  return (
-    !!version &&
-    fs.existsSync(path.join(bin, 'helm')) &&
-    fs.existsSync(stamp) &&
-    fs.readFileSync(stamp, 'utf8').startsWith(`helm ${version} `)
-  );
+  return TOOLS.every(({ name, module }) => {
+    const version = new RegExp(`^\\s*${module.replace(/[./]/g, '\\$&')} (v\\S+)`, 'm').exec(goMod)?.[1];
+    const stamp = path.join(bin, `.${name}.stamp`);
+    return (
+      !!version &&
+      fs.existsSync(path.join(bin, name)) &&
+      fs.existsSync(stamp) &&
+      fs.readFileSync(stamp, 'utf8').startsWith(`${name} ${version} `)
+    );
+  });
 }
 
 /**
@@ -35,11 +42,12 @@ export default function setup(project: TestProject) {
     const hasGo = spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;
     if (hasGo) {
       try {
-        execFileSync(path.join(root, 'hack/envtest/build.sh'), ['helm'], {
+        // kubeconform too: the envtest chart suite checks the rendered chart with it.
+        execFileSync(path.join(root, 'hack/envtest/build.sh'), ['tools'], {
           stdio: ['ignore', 'inherit', 'inherit'],
         });
       } catch (e) {
-        console.warn(`chart tests: building helm failed: ${(e as Error).message}`);
+        console.warn(`chart tests: building helm and kubeconform failed: ${(e as Error).message}`);
       }
     }
     if (fs.existsSync(path.join(bin, 'helm'))) helm = path.join(bin, 'helm');
