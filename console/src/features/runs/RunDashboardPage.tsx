@@ -6,7 +6,7 @@ import { ApiError } from '../../api/client';
 import { MOBILE_QUERY } from '../../app/theme';
 import { useRealtime } from '../shell/realtime/RealtimeProvider';
 import { toastSessionFailure, toastSessionSuccess } from '../sessions/outcomes';
-import { useRun, useRunAction, useRunFiles } from '../sessions/queries';
+import { useRun, useRunAction, useRunFiles, useRunVariables } from '../sessions/queries';
 import { StatusChip } from '../sessions/RunsModal';
 import { formatRunDate } from './format';
 import { FilesTab } from './FilesTab';
@@ -16,7 +16,6 @@ import { Legend } from './Legend';
 import { RunGraphView, type NodeCommand } from './RunGraphView';
 import { POLL_EVERY_MS, POLL_FIRST_MS } from './status';
 import { TerminalTab, type LogTarget } from './TerminalTab';
-import { useRunVariables } from './queries';
 import { VariablesTab } from './VariablesTab';
 
 type TabKey = 'terminal' | 'files' | 'history' | 'variables';

@@ -2,7 +2,7 @@
 // realtime handler (../runs/realtime.ts) patches the same keys.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import type { Run, RunAction, SessionBody, SessionItem, SessionType } from './types';
+import type { Run, RunAction, RunStatus, SessionBody, SessionItem, SessionType } from './types';
 
 export const sessionKeys = {
   all: ['sessions'] as const,
@@ -16,6 +16,8 @@ export const sessionKeys = {
 export const runKeys = {
   one: (uuid: string) => ['runs', 'one', uuid] as const,
   files: (uuid: string) => ['runs', 'files', uuid] as const,
+  variables: (uuid: string, status: RunStatus | undefined) =>
+    ['runs', 'variables', uuid, status ?? ''] as const,
 };
 
 const path = <P extends Record<string, string>>(params: P) => ({ params: { path: params } });
@@ -152,6 +154,20 @@ export function useRunFiles(uuid: string, enabled: boolean) {
     queryKey: runKeys.files(uuid),
     queryFn: () => unwrap(api.GET('/file/{uuid}', path({ uuid }))),
     enabled,
+  });
+}
+
+/**
+ * GET /run/{uuid}/variables, asked again when the run's status changes (a run admitted or restarted
+ * has a new Argo Workflow to read), the run's last answer kept on screen meanwhile.
+ */
+export function useRunVariables(uuid: string, status: RunStatus | undefined, enabled: boolean) {
+  return useQuery({
+    queryKey: runKeys.variables(uuid, status),
+    queryFn: () => unwrap(api.GET('/run/{uuid}/variables', path({ uuid }))),
+    placeholderData: (previous, query) => (query?.queryKey[2] === uuid ? previous : undefined),
+    enabled,
+    retry: false,
   });
 }
 
