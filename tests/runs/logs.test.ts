@@ -2,25 +2,14 @@
 // only through the generated Argo client from the runner's argo-server subset. Files listed and
 // downloaded, logs downloaded whole, the log socket's tail, follow and `more`, per role; another
 // organization's run is a 404 and its log socket is refused.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import {
-  attachTerminal,
-  closeServices,
-  createApp,
-  createMailer,
-  defaultApiConfig,
-  servicesFor,
-  type ApiDeps,
-} from '@sandflow/api';
-import { createTestDatabase, createWorld, destroyTestDatabase } from '@sandflow/api/testing';
+import { servicesFor, type ApiDeps } from '@sandflow/api';
 import type { Run } from '@sandflow/crds';
 import { chain, startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { apiDepsOn, closeApiOn, serveApi, type World } from '../support/api-on-env.js';
 
-type World = Awaited<ReturnType<typeof createWorld>>;
 type User = { id: string };
 let env: Env;
 let deps: ApiDeps;
@@ -81,17 +70,7 @@ const sandboxStatus = async (run: string, sandbox: string) =>
 // A loaded machine: the world (argon2 hashes) and the platform take their time.
 beforeAll(async () => {
   env = await startEnv();
-  const db = await createTestDatabase();
-  world = await createWorld(db);
-  const config = defaultApiConfig();
-  deps = {
-    db,
-    kube: env.kc,
-    logger: pino({ level: 'silent' }),
-    mailer: createMailer({ db, from: config.mailFrom }),
-    config,
-    argo: env.runner.argoServer!,
-  };
+  ({ deps, world } = await apiDepsOn(env, { argo: true }));
   // The group namespace of organization a's group, where its sessions and runs live.
   ns = `sf-${world.a.org.slug}-${world.a.group.slug}`;
   await chain(env, ns, {
@@ -111,22 +90,11 @@ beforeAll(async () => {
       spec: { session: 'sess', owner: world.a.target.id, group: world.a.group.id, trigger: 'manual' },
     },
   });
-  server = createServer(createApp(deps));
-  attachTerminal(server, deps); // the run log socket comes with the terminal's
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await servicesFor(deps).resources!.synced;
+  // The run log socket comes with the terminal's.
+  ({ server, base } = await serveApi(deps, { sockets: true }));
 }, 120_000);
 
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  if (deps) {
-    await closeServices(deps);
-    await destroyTestDatabase(deps.db);
-  }
-  await env?.close();
-});
+afterAll(() => closeApiOn(server, deps, env));
 
 describe('run logs and files through the Argo client', () => {
   it('follows a running step on the log socket, then ends with it', async () => {

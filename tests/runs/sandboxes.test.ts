@@ -1,25 +1,14 @@
 // kubectl and the API meet in the same Sandbox objects, and a forced sandbox deletion through the
 // API invalidates the workflows that used it (the operator's Workflow validation).
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeServices,
-  createApp,
-  createKubeTenancy,
-  createMailer,
-  defaultApiConfig,
-  servicesFor,
-  type ApiDeps,
-} from '@sandflow/api';
-import { createTestDatabase, createWorld, destroyTestDatabase } from '@sandflow/api/testing';
+import { createKubeTenancy, servicesFor, type ApiDeps } from '@sandflow/api';
 import type { Workflow } from '@sandflow/crds';
 import { startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { apiDepsOn, closeApiOn, serveApi, type World } from '../support/api-on-env.js';
 
-type World = Awaited<ReturnType<typeof createWorld>>;
 let env: Env;
 let deps: ApiDeps;
 let world: World;
@@ -42,32 +31,13 @@ async function call(user: { id: string }, method: string, route: string, body?: 
 
 beforeAll(async () => {
   env = await startEnv();
-  const db = await createTestDatabase();
-  world = await createWorld(db);
-  const config = defaultApiConfig();
-  deps = {
-    db,
-    kube: env.kc,
-    logger: pino({ level: 'silent' }),
-    mailer: createMailer({ db, from: config.mailFrom }),
-    config,
-  };
+  ({ deps, world } = await apiDepsOn(env));
   await createKubeTenancy(env.kc).syncOrganization(world.a.org);
   namespace = `sf-${world.a.org.slug}`;
-  server = createApp(deps).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await servicesFor(deps).resources!.synced;
+  ({ server, base } = await serveApi(deps));
 }, 60_000);
 
-afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  if (deps) {
-    await closeServices(deps);
-    await destroyTestDatabase(deps.db);
-  }
-  await env?.close();
-});
+afterAll(() => closeApiOn(server, deps, env));
 
 describe('sandboxes through kubectl and the API', () => {
   it('a sandbox applied with kubectl shows in GET /sandbox; a rename through the API shows in kubectl get', async () => {

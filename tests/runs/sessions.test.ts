@@ -6,27 +6,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeServices,
-  createApp,
-  createKubeTenancy,
-  createMailer,
-  defaultApiConfig,
-  servicesFor,
-  type ApiDeps,
-} from '@sandflow/api';
-import {
-  RUN_ACTION_RULES,
-  createTestDatabase,
-  createWorld,
-  destroyTestDatabase,
-} from '@sandflow/api/testing';
+import { createKubeTenancy, servicesFor, type ApiDeps } from '@sandflow/api';
+import { RUN_ACTION_RULES } from '@sandflow/api/testing';
 import { startEnv, until, type Env } from '@sandflow/embedded/testing';
 import { ACTION_RULES } from '@sandflow/operator';
+import { apiDepsOn, closeApiOn, serveApi, type World } from '../support/api-on-env.js';
 
-type World = Awaited<ReturnType<typeof createWorld>>;
 let env: Env;
 let deps: ApiDeps;
 let world: World;
@@ -54,23 +40,11 @@ async function call(user: { id: string }, method: string, route: string, body?: 
 
 beforeAll(async () => {
   env = await startEnv({ operator: { eventPeriodMs: { minutely: 100 } } });
-  const db = await createTestDatabase();
-  world = await createWorld(db);
-  const config = defaultApiConfig();
-  deps = {
-    db,
-    kube: env.kc,
-    logger: pino({ level: 'silent' }),
-    mailer: createMailer({ db, from: config.mailFrom }),
-    config,
-  };
+  ({ deps, world } = await apiDepsOn(env));
   const tenancy = createKubeTenancy(env.kc);
   await tenancy.syncOrganization(world.a.org);
   await tenancy.syncGroup(world.a.org, { ...world.a.group, quota: { cpu: 2000, memory: 2048, disk: 2048 } });
-  server = createApp(deps).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await servicesFor(deps).resources!.synced;
+  ({ server, base } = await serveApi(deps));
   events = http.createServer((_req, res) => {
     polls++;
     res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
@@ -106,13 +80,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
   await new Promise((resolve) => events?.close(resolve));
-  if (deps) {
-    await closeServices(deps);
-    await destroyTestDatabase(deps.db);
-  }
-  await env?.close();
+  await closeApiOn(server, deps, env);
 });
 
 const form = (overrides: Record<string, unknown> = {}) => ({

@@ -2,23 +2,13 @@
 // with are read from the run's Argo Workflow (through the runner's argo-server subset), each with the
 // layer it came from (session override over workflow node over sandbox default), and the step's log
 // shows the value really reached it. Another organization's run is a 404.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeServices,
-  createApp,
-  createMailer,
-  defaultApiConfig,
-  servicesFor,
-  type ApiDeps,
-} from '@sandflow/api';
-import { createTestDatabase, createWorld, destroyTestDatabase } from '@sandflow/api/testing';
+import { servicesFor, type ApiDeps } from '@sandflow/api';
 import type { Run } from '@sandflow/crds';
 import { chain, startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { apiDepsOn, closeApiOn, serveApi, type World } from '../support/api-on-env.js';
 
-type World = Awaited<ReturnType<typeof createWorld>>;
 type User = { id: string };
 let env: Env;
 let deps: ApiDeps;
@@ -51,17 +41,7 @@ const runOf = (name: string) =>
 
 beforeAll(async () => {
   env = await startEnv();
-  const db = await createTestDatabase();
-  world = await createWorld(db);
-  const config = defaultApiConfig();
-  deps = {
-    db,
-    kube: env.kc,
-    logger: pino({ level: 'silent' }),
-    mailer: createMailer({ db, from: config.mailFrom }),
-    config,
-    argo: env.runner.argoServer!,
-  };
+  ({ deps, world } = await apiDepsOn(env, { argo: true }));
   ns = `sf-${world.a.org.slug}-${world.a.group.slug}`;
   await chain(env, ns, { first: 'echo "greeting=$GREETING mode=$MODE keep=$KEEP"', second: 'true' });
   await edit('sandboxes', 'sb-first', (spec: { variables?: unknown }) => {
@@ -79,21 +59,10 @@ beforeAll(async () => {
   await edit('sessions', 'sess', (spec: { variables?: unknown }) => {
     spec.variables = { first: [{ name: 'GREETING', value: 'session-hi' }] };
   });
-  server = createServer(createApp(deps));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await servicesFor(deps).resources!.synced;
+  ({ server, base } = await serveApi(deps));
 }, 120_000);
 
-afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  if (deps) {
-    await closeServices(deps);
-    await destroyTestDatabase(deps.db);
-  }
-  await env?.close();
-});
+afterAll(() => closeApiOn(server, deps, env));
 
 describe('GET /run/{uuid}/variables', () => {
   it('lists what each sandbox ran with and where each value came from', async () => {

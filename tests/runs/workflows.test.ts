@@ -3,24 +3,13 @@
 // answer, and a saved workflow goes through `kubectl get -o yaml` + `kubectl apply` unchanged.
 import fs from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeServices,
-  createApp,
-  createKubeTenancy,
-  createMailer,
-  defaultApiConfig,
-  servicesFor,
-  type ApiDeps,
-} from '@sandflow/api';
-import { createTestDatabase, createWorld, destroyTestDatabase } from '@sandflow/api/testing';
+import { createKubeTenancy, servicesFor, type ApiDeps } from '@sandflow/api';
 import type { Workflow } from '@sandflow/crds';
 import { startEnv, until, type Env } from '@sandflow/embedded/testing';
+import { apiDepsOn, closeApiOn, serveApi, type World } from '../support/api-on-env.js';
 
-type World = Awaited<ReturnType<typeof createWorld>>;
 let env: Env;
 let deps: ApiDeps;
 let world: World;
@@ -66,32 +55,13 @@ const graph = (first: string, second: string) => ({
 
 beforeAll(async () => {
   env = await startEnv();
-  const db = await createTestDatabase();
-  world = await createWorld(db);
-  const config = defaultApiConfig();
-  deps = {
-    db,
-    kube: env.kc,
-    logger: pino({ level: 'silent' }),
-    mailer: createMailer({ db, from: config.mailFrom }),
-    config,
-  };
+  ({ deps, world } = await apiDepsOn(env));
   await createKubeTenancy(env.kc).syncOrganization(world.a.org);
   namespace = `sf-${world.a.org.slug}`;
-  server = createApp(deps).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await servicesFor(deps).resources!.synced;
+  ({ server, base } = await serveApi(deps));
 }, 60_000);
 
-afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  if (deps) {
-    await closeServices(deps);
-    await destroyTestDatabase(deps.db);
-  }
-  await env?.close();
-});
+afterAll(() => closeApiOn(server, deps, env));
 
 describe('workflows with the operator', () => {
   it('is valid once the operator has reconciled it, and invalid in the answer after a forced deletion of its sandbox', async () => {
